@@ -1,0 +1,101 @@
+package io.github.incrementalrebalance.member;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+
+/**
+ * The {@link KafkaClientSupplier} of one Kafka Streams instance: wraps each main consumer so that
+ * <ul>
+ * <li>a {@link #rebalanceTrigger() rebalance requested} from any thread runs as {@code enforceRebalance} inside the
+ * consumer's own {@code poll()};</li>
+ * <li>every close states whether the member leaves the group or stays ({@link LeaveOnClose}), instead of the silent
+ * stay that Kafka Streams 4.1 forces on its consumers.</li>
+ * </ul>
+ * It composes with the application's own supplier: every client is still made by the delegate.
+ * <p>
+ * Kafka's classic coordinator sends a LeaveGroup only when the consumer-wide setting
+ * {@code internal.leave.group.on.close} is true, and Kafka Streams sets it to false; this supplier sets it back to
+ * true. The setting is consumer-wide, so two other paths now also leave the group: {@code unsubscribe()} (Kafka
+ * Streams calls it when a thread was fenced, before it rejoins) and an expired {@code max.poll.interval.ms}. Both
+ * then free the member's tasks at once instead of after {@code session.timeout.ms}. Use one supplier per
+ * {@code KafkaStreams} instance.
+ */
+public final class MemberClientSupplier implements KafkaClientSupplier {
+
+	static final String LEAVE_GROUP_ON_CLOSE_CONFIG = "internal.leave.group.on.close";
+
+	private final KafkaClientSupplier delegate;
+
+	private final RebalanceTrigger rebalanceTrigger = new RebalanceTrigger();
+
+	private final LeaveOnClose leaveOnClose = new LeaveOnClose();
+
+	/**
+	 * A supplier whose clients are Kafka's defaults.
+	 */
+	public MemberClientSupplier() {
+		this(new DefaultKafkaClientSupplier());
+	}
+
+	/**
+	 * A supplier whose clients are made by another one.
+	 * @param delegate the application's own supplier
+	 */
+	public MemberClientSupplier(KafkaClientSupplier delegate) {
+		this.delegate = Objects.requireNonNull(delegate, "delegate");
+	}
+
+	/**
+	 * Where any thread asks this instance to rebalance its group.
+	 * @return the trigger shared by every stream thread of the instance
+	 */
+	public RebalanceTrigger rebalanceTrigger() {
+		return this.rebalanceTrigger;
+	}
+
+	/**
+	 * How the instance's main consumers close.
+	 * @return the leave-or-stay decision shared by every stream thread of the instance
+	 */
+	public LeaveOnClose leaveOnClose() {
+		return this.leaveOnClose;
+	}
+
+	@Override
+	public Admin getAdmin(Map<String, Object> config) {
+		return this.delegate.getAdmin(config);
+	}
+
+	@Override
+	public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
+		return this.delegate.getProducer(config);
+	}
+
+	@Override
+	public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
+		Map<String, Object> leaving = new HashMap<>(config);
+		leaving.put(LEAVE_GROUP_ON_CLOSE_CONFIG, true);
+		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
+		return new MemberConsumer(this.delegate.getConsumer(leaving), this.rebalanceTrigger, this.leaveOnClose,
+				staticMember);
+	}
+
+	@Override
+	public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
+		return this.delegate.getRestoreConsumer(config);
+	}
+
+	@Override
+	public Consumer<byte[], byte[]> getGlobalConsumer(Map<String, Object> config) {
+		return this.delegate.getGlobalConsumer(config);
+	}
+
+}

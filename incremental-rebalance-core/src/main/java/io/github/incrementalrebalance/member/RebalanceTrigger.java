@@ -1,0 +1,63 @@
+package io.github.incrementalrebalance.member;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Lets any thread ask for a rebalance of the group. Kafka Streams 4.1 has no public call for it, and a consumer
+ * may only be touched by the stream thread that owns it, so a request is only recorded here; the first main
+ * consumer of the instance that polls next takes it and calls {@code enforceRebalance} on its own thread.
+ * <p>
+ * Requests made before a consumer takes them coalesce into one rebalance: any member rejoining rebalances the whole
+ * group, so one consumer per instance taking the request is enough.
+ */
+public final class RebalanceTrigger {
+
+	private final AtomicReference<String> pendingReason = new AtomicReference<>();
+
+	private final AtomicLong requested = new AtomicLong();
+
+	private final AtomicLong enforced = new AtomicLong();
+
+	/**
+	 * Ask for a rebalance; returns at once.
+	 * @param reason why, sent to the group coordinator and logged by it
+	 */
+	public void request(String reason) {
+		this.requested.incrementAndGet();
+		this.pendingReason.set(reason);
+	}
+
+	/**
+	 * Whether a request waits for a consumer to take it.
+	 * @return true while no consumer has polled since the last request
+	 */
+	public boolean isPending() {
+		return this.pendingReason.get() != null;
+	}
+
+	/**
+	 * How many requests were made.
+	 * @return the number of calls to {@link #request(String)}
+	 */
+	public long requestedCount() {
+		return this.requested.get();
+	}
+
+	/**
+	 * How many rebalances this instance enforced (coalesced requests count once).
+	 * @return the number of {@code enforceRebalance} calls made on a consumer
+	 */
+	public long enforcedCount() {
+		return this.enforced.get();
+	}
+
+	String take() {
+		return this.pendingReason.getAndSet(null);
+	}
+
+	void enforced() {
+		this.enforced.incrementAndGet();
+	}
+
+}

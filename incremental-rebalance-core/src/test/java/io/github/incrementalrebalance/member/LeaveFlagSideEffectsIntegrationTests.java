@@ -1,0 +1,100 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Documents what else the consumer-wide {@code internal.leave.group.on.close=true} set by
+ * {@link MemberClientSupplier} changes: {@code unsubscribe()} and an expired {@code max.poll.interval.ms} now send a
+ * LeaveGroup too, so the member's partitions are freed at once. Kafka Streams' own setting (false) leaves the member
+ * in the group until {@code session.timeout.ms}.
+ */
+class LeaveFlagSideEffectsIntegrationTests {
+
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
+
+	private static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(1);
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@Test
+	void unsubscribeLeavesTheGroupAtOnce() {
+		broker.createTopics(2, "unsubscribe");
+		try (Consumer<byte[], byte[]> member = memberConsumer("unsubscribe-member");
+				Consumer<byte[], byte[]> streamsDefault = streamsDefaultConsumer("unsubscribe-streams-default")) {
+			joinAndOwnPartitions(member, "unsubscribe");
+			joinAndOwnPartitions(streamsDefault, "unsubscribe");
+
+			member.unsubscribe();
+			streamsDefault.unsubscribe();
+
+			await("member supplier's consumer gone").atMost(SESSION_TIMEOUT.dividedBy(2))
+				.until(() -> broker.groupMembers("unsubscribe-member").isEmpty());
+			assertThat(broker.groupMembers("unsubscribe-streams-default"))
+				.as("with Kafka Streams' setting the member stays until the session times out")
+				.hasSize(1);
+		}
+	}
+
+	@Test
+	void expiredPollIntervalLeavesTheGroupAtOnce() {
+		broker.createTopics(2, "poll-timeout");
+		try (Consumer<byte[], byte[]> member = memberConsumer("poll-timeout-member");
+				Consumer<byte[], byte[]> streamsDefault = streamsDefaultConsumer("poll-timeout-streams-default")) {
+			joinAndOwnPartitions(member, "poll-timeout");
+			joinAndOwnPartitions(streamsDefault, "poll-timeout");
+			Instant lastPoll = Instant.now();
+
+			await("member supplier's consumer gone after its poll timeout").atMost(SESSION_TIMEOUT.dividedBy(2))
+				.until(() -> broker.groupMembers("poll-timeout-member").isEmpty());
+			Duration gone = Duration.between(lastPoll, Instant.now());
+			assertThat(gone).isGreaterThanOrEqualTo(MAX_POLL_INTERVAL);
+			assertThat(broker.groupMembers("poll-timeout-streams-default"))
+				.as("with Kafka Streams' setting the member stays until the session times out")
+				.hasSize(1);
+		}
+	}
+
+	private static Consumer<byte[], byte[]> memberConsumer(String groupId) {
+		return new MemberClientSupplier().getConsumer(config(groupId));
+	}
+
+	private static Consumer<byte[], byte[]> streamsDefaultConsumer(String groupId) {
+		Map<String, Object> config = config(groupId);
+		config.put(MemberClientSupplier.LEAVE_GROUP_ON_CLOSE_CONFIG, false);
+		return new DefaultKafkaClientSupplier().getConsumer(config);
+	}
+
+	private static Map<String, Object> config(String groupId) {
+		Map<String, Object> config = new HashMap<>();
+		config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+		config.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+		config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+		config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) SESSION_TIMEOUT.toMillis());
+		config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) MAX_POLL_INTERVAL.toMillis());
+		return config;
+	}
+
+	private static void joinAndOwnPartitions(Consumer<byte[], byte[]> consumer, String topic) {
+		consumer.subscribe(List.of(topic));
+		await("partitions assigned").atMost(Duration.ofSeconds(30)).until(() -> {
+			consumer.poll(Duration.ofMillis(100));
+			return !consumer.assignment().isEmpty();
+		});
+	}
+
+}

@@ -1,0 +1,79 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A dynamic member that closes, with Kafka's own session and heartbeat settings: with the member supplier its tasks
+ * resume elsewhere within heartbeats; plain Kafka Streams sends no LeaveGroup and the group waits out
+ * {@code session.timeout.ms} (45 s, KAFKA-16514).
+ */
+class LeaveGroupOnCloseIntegrationTests {
+
+	private static final int PARTITIONS = 6;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void closingMemberHandsItsTasksOverWithinSecondsInsteadOfTheSessionTimeout() {
+		Duration withSupplier = gapOfClosedMembersTasks("leave-member", MemberClientSupplier::new);
+		Duration plain = gapOfClosedMembersTasks("leave-plain", UnaryOperator.identity());
+		double ratio = plain.toMillis() / (double) withSupplier.toMillis();
+		System.out.printf("Closed member's tasks stalled %d ms with the member supplier, %d ms with plain Kafka "
+				+ "Streams (%.1fx)%n", withSupplier.toMillis(), plain.toMillis(), ratio);
+		assertThat(withSupplier).isLessThan(Duration.ofSeconds(10));
+		assertThat(plain).isGreaterThanOrEqualTo(Duration.ofSeconds(40));
+		assertThat(ratio).isGreaterThan(5.0);
+	}
+
+	private Duration gapOfClosedMembersTasks(String applicationId, UnaryOperator<KafkaClientSupplier> supplier) {
+		String input = applicationId + "-input";
+		String output = applicationId + "-output";
+		broker.createTopics(PARTITIONS, input, output);
+		GapMeter gapMeter = new GapMeter();
+		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
+				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
+						this.stateRoot.resolve(applicationId),
+						(name) -> CountingTopology.build(input, output, name, gapMeter))
+					.kafkaDefaultGroupTimings()) {
+			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			StreamsInstance a = launcher.instance("a").clientSupplier(supplier).start();
+			StreamsInstance b = launcher.instance("b").clientSupplier(supplier).start();
+			StreamsInstance c = launcher.instance("c").clientSupplier(supplier).start();
+			await("three running instances sharing all tasks").atMost(Duration.ofMinutes(2))
+				.until(() -> StreamsInstance.allRunning(a, b, c)
+						&& StreamsInstance.activeTasksOf(a, b, c).size() == PARTITIONS
+						&& !b.activeTasks().isEmpty());
+			Set<TaskId> moving = b.activeTasks();
+			Instant closedAt = Instant.now();
+			b.close();
+			await("tasks of the closed member processing again").atMost(Duration.ofMinutes(2))
+				.until(() -> gapMeter.allProcessedSince(moving, Instant.now().minusMillis(200))
+						&& gapMeter.allProcessedSince(moving, closedAt));
+			return gapMeter.longestGap(moving, closedAt, Instant.now());
+		}
+	}
+
+}

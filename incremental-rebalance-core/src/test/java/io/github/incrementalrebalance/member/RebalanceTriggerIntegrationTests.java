@@ -1,0 +1,67 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.github.incrementalrebalance.testkit.AssignorCalls;
+import io.github.incrementalrebalance.testkit.CountingTaskAssignor;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A rebalance requested from a thread that is not a stream thread runs inside a main consumer's {@code poll()} and
+ * causes exactly one rebalance, however many stream threads the instance has.
+ */
+class RebalanceTriggerIntegrationTests {
+
+	private static final int PARTITIONS = 4;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@ParameterizedTest(name = "{0} stream thread(s) per instance")
+	@ValueSource(ints = { 1, 2 })
+	void requestFromAnotherThreadCausesExactlyOneRebalance(int threads) {
+		String applicationId = "trigger-" + threads;
+		String input = applicationId + "-input";
+		String output = applicationId + "-output";
+		broker.createTopics(PARTITIONS, input, output);
+		GapMeter gapMeter = new GapMeter();
+		AssignorCalls calls = new AssignorCalls();
+		try (StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
+				this.stateRoot.resolve(applicationId), (name) -> CountingTopology.build(input, output, name, gapMeter))
+			.property(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, CountingTaskAssignor.class.getName())
+			.property(AssignorCalls.CONFIG, calls)
+			.property(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads)) {
+			StreamsInstance a = launcher.instance("a").clientSupplier(MemberClientSupplier::new).start();
+			StreamsInstance b = launcher.instance("b").clientSupplier(MemberClientSupplier::new).start();
+			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(a, b));
+			int before = calls.awaitQuiet(Duration.ofSeconds(2));
+			RebalanceTrigger trigger = b.clientSupplier(MemberClientSupplier.class).rebalanceTrigger();
+
+			trigger.request("test asks for a rebalance");
+
+			await("the requested rebalance").atMost(Duration.ofSeconds(30)).until(() -> calls.count() > before);
+			assertThat(calls.awaitQuiet(Duration.ofSeconds(3))).as("assignments caused by one request")
+				.isEqualTo(before + 1);
+			assertThat(trigger.enforcedCount()).isEqualTo(1);
+			assertThat(trigger.isPending()).isFalse();
+			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(a, b));
+		}
+	}
+
+}

@@ -1,0 +1,76 @@
+package io.github.incrementalrebalance.testkit;
+
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The test application: counts records per key in a persistent store (one stateful task per input partition) and
+ * writes every new count to an output topic, so the counts can be checked exactly; marker records are reported to a
+ * {@link GapMeter} as they pass.
+ */
+public final class CountingTopology {
+
+	/** The state store, changelogged as {@code <application.id>-counts-changelog}. */
+	public static final String STORE = "counts";
+
+	private CountingTopology() {
+	}
+
+	/**
+	 * Build the topology of one instance.
+	 * @param input the input topic
+	 * @param output the topic receiving each key's latest count
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @return the topology
+	 */
+	public static Topology build(String input, String output, String instance, GapMeter gapMeter) {
+		StreamsBuilder builder = new StreamsBuilder();
+		builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
+			.processValues(() -> new MarkerProbe(instance, gapMeter))
+			.groupByKey()
+			.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore(STORE))
+				.withKeySerde(Serdes.String())
+				.withValueSerde(Serdes.Long()))
+			.toStream()
+			.to(output, Produced.with(Serdes.String(), Serdes.Long()));
+		return builder.build();
+	}
+
+	static final class MarkerProbe implements FixedKeyProcessor<String, String, String> {
+
+		private final String instance;
+
+		private final GapMeter gapMeter;
+
+		private FixedKeyProcessorContext<String, String> context;
+
+		MarkerProbe(String instance, GapMeter gapMeter) {
+			this.instance = instance;
+			this.gapMeter = gapMeter;
+		}
+
+		@Override
+		public void init(FixedKeyProcessorContext<String, String> context) {
+			this.context = context;
+		}
+
+		@Override
+		public void process(FixedKeyRecord<String, String> record) {
+			if (TrackingProducer.isMarker(record.key())) {
+				this.gapMeter.markerProcessed(this.context.taskId(), this.instance);
+			}
+			this.context.forward(record);
+		}
+
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * Measures how long each task stopped processing. The topology reports every marker record it processes; the gap of
+ * a task over a window is the longest time in it without a processed marker, counting the window's edges, so a task
+ * that never resumes shows the whole window.
+ */
+public final class GapMeter {
+
+	private final Map<TaskId, List<Processed>> processed = new ConcurrentHashMap<>();
+
+	/**
+	 * Called by the topology for each marker it processes.
+	 * @param task the task that processed it
+	 * @param instance the instance running that task
+	 */
+	public void markerProcessed(TaskId task, String instance) {
+		List<Processed> list = this.processed.computeIfAbsent(task, (t) -> new ArrayList<>());
+		synchronized (list) {
+			list.add(new Processed(Instant.now(), instance));
+		}
+	}
+
+	/**
+	 * The longest time a task went without processing a marker.
+	 * @param task the task
+	 * @param from start of the window
+	 * @param to end of the window
+	 * @return the longest gap
+	 */
+	public Duration longestGap(TaskId task, Instant from, Instant to) {
+		Instant previous = from;
+		Duration longest = Duration.ZERO;
+		for (Processed marker : markers(task)) {
+			if (marker.at().isBefore(from) || marker.at().isAfter(to)) {
+				continue;
+			}
+			Duration gap = Duration.between(previous, marker.at());
+			longest = (gap.compareTo(longest) > 0) ? gap : longest;
+			previous = marker.at();
+		}
+		Duration tail = Duration.between(previous, to);
+		return (tail.compareTo(longest) > 0) ? tail : longest;
+	}
+
+	/**
+	 * The longest gap among several tasks.
+	 * @param tasks the tasks
+	 * @param from start of the window
+	 * @param to end of the window
+	 * @return the longest gap of any of them
+	 */
+	public Duration longestGap(Collection<TaskId> tasks, Instant from, Instant to) {
+		return tasks.stream()
+			.map((task) -> longestGap(task, from, to))
+			.max(Duration::compareTo)
+			.orElse(Duration.ZERO);
+	}
+
+	/**
+	 * Whether an instance processed a marker of a task after a moment.
+	 * @param task the task
+	 * @param instance the instance
+	 * @param after the moment
+	 * @return the number of markers it processed since then
+	 */
+	public long processedBy(TaskId task, String instance, Instant after) {
+		return markers(task).stream()
+			.filter((marker) -> marker.instance().equals(instance) && marker.at().isAfter(after))
+			.count();
+	}
+
+	/**
+	 * Whether every task processed a marker after a moment.
+	 * @param tasks the tasks
+	 * @param after the moment
+	 * @return true when each processed at least one
+	 */
+	public boolean allProcessedSince(Collection<TaskId> tasks, Instant after) {
+		return tasks.stream().allMatch((task) -> markers(task).stream().anyMatch((m) -> m.at().isAfter(after)));
+	}
+
+	private List<Processed> markers(TaskId task) {
+		List<Processed> list = this.processed.getOrDefault(task, List.of());
+		synchronized (list) {
+			return new ArrayList<>(list);
+		}
+	}
+
+	private record Processed(Instant at, String instance) {
+	}
+
+}

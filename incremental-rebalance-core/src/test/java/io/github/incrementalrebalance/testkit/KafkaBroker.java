@@ -1,0 +1,141 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One in-process KRaft broker for a test class, set up for exactly-once on a single node. Register it with
+ * {@code @RegisterExtension static final KafkaBroker broker = new KafkaBroker();}.
+ */
+public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+
+	private EmbeddedKafkaKraftBroker broker;
+
+	private Admin admin;
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		start();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
+	}
+
+	/**
+	 * Start the broker (done by the extension; for use outside JUnit).
+	 * @return this broker
+	 */
+	public KafkaBroker start() {
+		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		// a single broker cannot meet the default replication of the transaction log: exactly-once would never start
+		this.broker.brokerProperties(Map.of("transaction.state.log.replication.factor", "1",
+				"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1",
+				"group.initial.rebalance.delay.ms", "0"));
+		this.broker.afterPropertiesSet();
+		this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+		return this;
+	}
+
+	@Override
+	public void close() {
+		if (this.admin != null) {
+			this.admin.close(Duration.ofSeconds(5));
+			this.admin = null;
+		}
+		if (this.broker != null) {
+			this.broker.destroy();
+			this.broker = null;
+		}
+	}
+
+	public String bootstrapServers() {
+		return this.broker.getBrokersAsString();
+	}
+
+	public Admin admin() {
+		return this.admin;
+	}
+
+	/**
+	 * Create topics and wait until every partition has a leader: an idempotent producer that starts earlier can get
+	 * stuck retrying out-of-order sequence numbers.
+	 * @param partitions partitions of each topic
+	 * @param topics the names
+	 */
+	public void createTopics(int partitions, String... topics) {
+		List<NewTopic> newTopics = Arrays.stream(topics).map((name) -> new NewTopic(name, partitions, (short) 1))
+			.toList();
+		try {
+			this.admin.createTopics(newTopics).all().get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Could not create " + Arrays.toString(topics), ex.getCause());
+		}
+		await("leaders of " + Arrays.toString(topics)).atMost(Duration.ofSeconds(30))
+			.until(() -> everyPartitionHasLeader(Arrays.asList(topics)));
+	}
+
+	private boolean everyPartitionHasLeader(Collection<String> topics) throws Exception {
+		Map<String, TopicDescription> descriptions = this.admin.describeTopics(topics).allTopicNames().get();
+		return descriptions.values().stream()
+			.flatMap((description) -> description.partitions().stream())
+			.map(TopicPartitionInfo::leader)
+			.allMatch((leader) -> leader != null && !leader.isEmpty());
+	}
+
+	/**
+	 * The members of a consumer group as the coordinator sees them.
+	 * @param groupId the group (for Kafka Streams, the application id)
+	 * @return the members
+	 */
+	public Collection<MemberDescription> groupMembers(String groupId) {
+		try {
+			ConsumerGroupDescription description = this.admin.describeConsumerGroups(List.of(groupId))
+				.describedGroups().get(groupId).get();
+			return description.members();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Could not describe group " + groupId, ex.getCause());
+		}
+	}
+
+	/**
+	 * The client ids of a group's members, for tests that tell members apart by client id.
+	 * @param groupId the group
+	 * @return client ids of the members
+	 */
+	public Set<String> groupMemberClientIds(String groupId) {
+		return groupMembers(groupId).stream().map(MemberDescription::clientId).collect(Collectors.toSet());
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.incrementalrebalance.member.StoreTasks;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.processor.StandbyUpdateListener;
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * Counts, per task, the records an instance restored into active tasks and which standbys it promoted. A task that
+ * moved onto a warm learner restores at most the learner's last lag; a cold move restores the whole state.
+ * Listeners run on the state updater threads, one per stream thread, so everything here is thread-safe.
+ */
+public final class RestoredRecords implements StateRestoreListener, StandbyUpdateListener {
+
+	private final StoreTasks storeTasks;
+
+	private final Map<TaskId, AtomicLong> restored = new ConcurrentHashMap<>();
+
+	private final Map<TaskId, AtomicLong> standbyLoaded = new ConcurrentHashMap<>();
+
+	private final Set<TaskId> promoted = ConcurrentHashMap.newKeySet();
+
+	private final Set<TaskId> restoring = ConcurrentHashMap.newKeySet();
+
+	RestoredRecords(StoreTasks storeTasks) {
+		this.storeTasks = storeTasks;
+	}
+
+	/**
+	 * Records restored into active tasks of this instance, in total.
+	 * @param task the task
+	 * @return the number of records
+	 */
+	public long restoredInto(TaskId task) {
+		AtomicLong count = this.restored.get(task);
+		return (count != null) ? count.get() : 0;
+	}
+
+	public Map<TaskId, Long> restoredByTask() {
+		Map<TaskId, Long> copy = new ConcurrentHashMap<>();
+		this.restored.forEach((task, count) -> copy.put(task, count.get()));
+		return copy;
+	}
+
+	/**
+	 * Records this instance's standby (or learner) of a task loaded.
+	 * @param task the task
+	 * @return the number of records
+	 */
+	public long loadedIntoStandby(TaskId task) {
+		AtomicLong count = this.standbyLoaded.get(task);
+		return (count != null) ? count.get() : 0;
+	}
+
+	/**
+	 * Tasks whose standby on this instance became the active task.
+	 * @return the promoted tasks
+	 */
+	public Set<TaskId> promoted() {
+		return Set.copyOf(this.promoted);
+	}
+
+	/**
+	 * Tasks whose active restoration started and has not ended.
+	 * @return the tasks restoring now
+	 */
+	public Set<TaskId> restoring() {
+		return Set.copyOf(this.restoring);
+	}
+
+	@Override
+	public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
+		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::add);
+	}
+
+	@Override
+	public void onBatchRestored(TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {
+		this.storeTasks.taskOf(storeName, partition)
+			.ifPresent((task) -> this.restored.computeIfAbsent(task, (t) -> new AtomicLong()).addAndGet(numRestored));
+	}
+
+	@Override
+	public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
+		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::remove);
+	}
+
+	@Override
+	public void onRestoreSuspended(TopicPartition partition, String storeName, long totalRestored) {
+		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::remove);
+	}
+
+	@Override
+	public void onUpdateStart(TopicPartition partition, String storeName, long startingOffset) {
+	}
+
+	@Override
+	public void onBatchLoaded(TopicPartition partition, String storeName, TaskId taskId, long batchEndOffset,
+			long batchSize, long currentEndOffset) {
+		this.standbyLoaded.computeIfAbsent(taskId, (t) -> new AtomicLong()).addAndGet(batchSize);
+	}
+
+	@Override
+	public void onUpdateSuspended(TopicPartition partition, String storeName, long storeOffset, long currentEndOffset,
+			SuspendReason reason) {
+		if (reason == SuspendReason.PROMOTED) {
+			this.storeTasks.taskOf(storeName, partition).ifPresent(this.promoted::add);
+		}
+	}
+
+}

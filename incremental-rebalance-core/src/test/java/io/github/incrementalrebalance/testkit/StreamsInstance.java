@@ -1,0 +1,189 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.member.StoreTasks;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KafkaStreams.State;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.TaskMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One running Kafka Streams instance of a test, with the history of its states and the records it restored.
+ */
+public final class StreamsInstance implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(StreamsInstance.class);
+
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+	private final String name;
+
+	private final KafkaStreams streams;
+
+	private final KafkaClientSupplier clientSupplier;
+
+	private final RestoredRecords restoredRecords;
+
+	private final List<StateChange> stateChanges = new CopyOnWriteArrayList<>();
+
+	private volatile boolean closed;
+
+	private StreamsInstance(String name, KafkaStreams streams, KafkaClientSupplier clientSupplier,
+			RestoredRecords restoredRecords) {
+		this.name = name;
+		this.streams = streams;
+		this.clientSupplier = clientSupplier;
+		this.restoredRecords = restoredRecords;
+	}
+
+	static StreamsInstance start(String name, Topology topology, Properties config, KafkaClientSupplier supplier) {
+		KafkaStreams streams = new KafkaStreams(topology, config, supplier);
+		RestoredRecords restored = new RestoredRecords(StoreTasks.of(topology.describe()));
+		StreamsInstance instance = new StreamsInstance(name, streams, supplier, restored);
+		streams.setStateListener((to, from) -> instance.stateChanges.add(new StateChange(Instant.now(), from, to)));
+		streams.setGlobalStateRestoreListener(restored);
+		streams.setStandbyUpdateListener(restored);
+		streams.setUncaughtExceptionHandler((ex) -> {
+			logger.error("Stream thread of {} died", name, ex);
+			return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+		});
+		streams.start();
+		return instance;
+	}
+
+	/**
+	 * Whether every instance is {@code RUNNING}.
+	 * @param instances the instances
+	 * @return true when all are
+	 */
+	public static boolean allRunning(StreamsInstance... instances) {
+		return Arrays.stream(instances).allMatch((instance) -> instance.state() == State.RUNNING);
+	}
+
+	/**
+	 * The union of the instances' active tasks.
+	 * @param instances the instances
+	 * @return every task active on one of them
+	 */
+	public static Set<TaskId> activeTasksOf(StreamsInstance... instances) {
+		return Arrays.stream(instances)
+			.flatMap((instance) -> instance.activeTasks().stream())
+			.collect(Collectors.toSet());
+	}
+
+	public String name() {
+		return this.name;
+	}
+
+	public KafkaStreams kafkaStreams() {
+		return this.streams;
+	}
+
+	/**
+	 * The supplier the instance was started with, as the type the test gave it.
+	 * @param <T> the supplier type
+	 * @param type the expected type
+	 * @return the supplier
+	 */
+	public <T extends KafkaClientSupplier> T clientSupplier(Class<T> type) {
+		return type.cast(this.clientSupplier);
+	}
+
+	public RestoredRecords restoredRecords() {
+		return this.restoredRecords;
+	}
+
+	public State state() {
+		return this.streams.state();
+	}
+
+	public List<StateChange> stateChanges() {
+		return List.copyOf(this.stateChanges);
+	}
+
+	/**
+	 * How many times the instance went into {@code REBALANCING} at or after a moment.
+	 * @param since the moment
+	 * @return the count
+	 */
+	public long rebalancesSince(Instant since) {
+		return this.stateChanges.stream()
+			.filter((change) -> change.to() == State.REBALANCING && !change.at().isBefore(since))
+			.count();
+	}
+
+	public StreamsInstance awaitRunning() {
+		return awaitState(State.RUNNING, Duration.ofSeconds(60));
+	}
+
+	public StreamsInstance awaitState(State state, Duration timeout) {
+		await(this.name + " " + state).atMost(timeout).until(() -> this.streams.state() == state);
+		return this;
+	}
+
+	/**
+	 * The tasks this instance runs now, as of its threads' last transition to RUNNING.
+	 * @return active task ids
+	 */
+	public Set<TaskId> activeTasks() {
+		return this.streams.metadataForLocalThreads().stream()
+			.map(ThreadMetadata::activeTasks)
+			.flatMap(Set::stream)
+			.map(TaskMetadata::taskId)
+			.collect(Collectors.toSet());
+	}
+
+	public Set<TaskId> standbyTasks() {
+		return this.streams.metadataForLocalThreads().stream()
+			.map(ThreadMetadata::standbyTasks)
+			.flatMap(Set::stream)
+			.map(TaskMetadata::taskId)
+			.collect(Collectors.toSet());
+	}
+
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Close as Spring's factory bean does by default: a timeout, no leave-group option.
+	 */
+	@Override
+	public void close() {
+		close(new KafkaStreams.CloseOptions().timeout(CLOSE_TIMEOUT));
+	}
+
+	public void close(KafkaStreams.CloseOptions options) {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		this.streams.close(options);
+	}
+
+	/**
+	 * One transition of the instance's state.
+	 * @param at when
+	 * @param from the old state
+	 * @param to the new state
+	 */
+	public record StateChange(Instant at, State from, State to) {
+	}
+
+}

@@ -1,0 +1,174 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+
+/**
+ * Starts Kafka Streams instances of one application in this JVM, each with its own state directory, bounded RocksDB
+ * memory and fast group timings (heartbeat 500 ms, session 6 s), unless a test overrides them.
+ */
+public final class StreamsLauncher implements AutoCloseable {
+
+	/** Streams config key carrying the instance's name; Kafka hands unknown keys on to the clients and the assignor. */
+	public static final String INSTANCE_NAME_CONFIG = "testkit.instance.name";
+
+	private final String bootstrapServers;
+
+	private final String applicationId;
+
+	private final Path stateRoot;
+
+	private final Function<String, Topology> topologyOf;
+
+	private final Map<String, Object> properties = new LinkedHashMap<>();
+
+	private final List<StreamsInstance> instances = new ArrayList<>();
+
+	/**
+	 * @param bootstrapServers the broker
+	 * @param applicationId the application (and group) id
+	 * @param stateRoot where each instance gets a state directory named after it
+	 * @param topologyOf builds the topology of an instance from its name
+	 */
+	public StreamsLauncher(String bootstrapServers, String applicationId, Path stateRoot,
+			Function<String, Topology> topologyOf) {
+		this.bootstrapServers = bootstrapServers;
+		this.applicationId = applicationId;
+		this.stateRoot = stateRoot;
+		this.topologyOf = topologyOf;
+		this.properties.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+		this.properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+		this.properties.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+		this.properties.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
+		this.properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
+		this.properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
+	}
+
+	/**
+	 * Set a Streams property for every instance started after this call.
+	 * @param key the key
+	 * @param value the value (objects are passed through to the assignor)
+	 * @return this launcher
+	 */
+	public StreamsLauncher property(String key, Object value) {
+		this.properties.put(key, value);
+		return this;
+	}
+
+	/**
+	 * Use Kafka's own group timings (heartbeat 3 s, session 45 s) instead of the fast test ones.
+	 * @return this launcher
+	 */
+	public StreamsLauncher kafkaDefaultGroupTimings() {
+		this.properties.remove(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+		this.properties.remove(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+		return this;
+	}
+
+	public String applicationId() {
+		return this.applicationId;
+	}
+
+	/**
+	 * Describe an instance to start.
+	 * @param name its name, also the name of its state directory
+	 * @return a spec to refine and start
+	 */
+	public Spec instance(String name) {
+		return new Spec(name);
+	}
+
+	/**
+	 * Start an instance with the launcher's settings.
+	 * @param name its name
+	 * @return the started instance
+	 */
+	public StreamsInstance start(String name) {
+		return instance(name).start();
+	}
+
+	@Override
+	public void close() {
+		List<Thread> closing = new ArrayList<>();
+		for (StreamsInstance instance : this.instances) {
+			Thread thread = new Thread(instance::close, "close-" + instance.name());
+			thread.start();
+			closing.add(thread);
+		}
+		for (Thread thread : closing) {
+			try {
+				thread.join(Duration.ofSeconds(60).toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
+	}
+
+	/**
+	 * What to start: threads, extra properties and the client supplier.
+	 */
+	public final class Spec {
+
+		private final String name;
+
+		private final Map<String, Object> overrides = new HashMap<>();
+
+		private UnaryOperator<KafkaClientSupplier> clientSupplier = UnaryOperator.identity();
+
+		private Spec(String name) {
+			this.name = name;
+		}
+
+		public Spec threads(int threads) {
+			return property(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
+		}
+
+		public Spec property(String key, Object value) {
+			this.overrides.put(key, value);
+			return this;
+		}
+
+		/**
+		 * Decorate Kafka's default client supplier, for instance with the member supplier or a throttle.
+		 * @param decorator turns the default supplier into the one the instance uses
+		 * @return this spec
+		 */
+		public Spec clientSupplier(UnaryOperator<KafkaClientSupplier> decorator) {
+			this.clientSupplier = decorator;
+			return this;
+		}
+
+		public StreamsInstance start() {
+			Properties config = new Properties();
+			config.putAll(StreamsLauncher.this.properties);
+			config.put(StreamsConfig.APPLICATION_ID_CONFIG, StreamsLauncher.this.applicationId);
+			config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, StreamsLauncher.this.bootstrapServers);
+			config.put(StreamsConfig.STATE_DIR_CONFIG, StreamsLauncher.this.stateRoot.resolve(this.name).toString());
+			config.put(INSTANCE_NAME_CONFIG, this.name);
+			config.putAll(this.overrides);
+			Topology topology = StreamsLauncher.this.topologyOf.apply(this.name);
+			KafkaClientSupplier supplier = this.clientSupplier.apply(new DefaultKafkaClientSupplier());
+			StreamsInstance instance = StreamsInstance.start(this.name, topology, config, supplier);
+			StreamsLauncher.this.instances.add(instance);
+			return instance;
+		}
+
+	}
+
+}
