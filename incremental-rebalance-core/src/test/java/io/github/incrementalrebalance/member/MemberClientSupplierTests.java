@@ -1,0 +1,154 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MemberClientSupplierTests {
+
+	private final RecordingSupplier clients = new RecordingSupplier();
+
+	private final MemberClientSupplier supplier = new MemberClientSupplier(this.clients);
+
+	@Test
+	void mainConsumerIsMadeByTheDelegateWithLeaveOnCloseEnabled() {
+		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
+		this.supplier.getConsumer(config);
+		assertThat(this.clients.consumerConfigs).singleElement()
+			.satisfies((made) -> assertThat(made).containsEntry("internal.leave.group.on.close", true)
+				.containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "app"));
+		assertThat(config).doesNotContainKey("internal.leave.group.on.close");
+	}
+
+	@Test
+	void dynamicMemberLeavesOnEveryCloseVariant() {
+		assertThat(closeWith((consumer) -> consumer.close(), dynamic()).groupMembershipOperation())
+			.isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+		CloseOptions timed = closeWith((consumer) -> consumer.close(Duration.ofSeconds(7)), dynamic());
+		assertThat(timed.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+		assertThat(timed.timeout()).contains(Duration.ofSeconds(7));
+		CloseOptions defaulted = closeWith((consumer) -> consumer.close(CloseOptions.timeout(Duration.ofSeconds(3))),
+				dynamic());
+		assertThat(defaulted.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+		assertThat(defaulted.timeout()).contains(Duration.ofSeconds(3));
+	}
+
+	@Test
+	void explicitMembershipOperationOfTheCallerIsKept() {
+		CloseOptions explicit = closeWith(
+				(consumer) -> consumer.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.REMAIN_IN_GROUP)),
+				dynamic());
+		assertThat(explicit.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.REMAIN_IN_GROUP);
+	}
+
+	@Test
+	void staticMemberStaysUntilDrainedThenLeaves() {
+		assertThat(closeWith(Consumer::close, staticMember()).groupMembershipOperation())
+			.isEqualTo(GroupMembershipOperation.REMAIN_IN_GROUP);
+		this.supplier.leaveOnClose().markDrained();
+		assertThat(closeWith(Consumer::close, staticMember()).groupMembershipOperation())
+			.isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+	}
+
+	@Test
+	void requestsBeforeAPollCoalesceIntoOneEnforcedRebalanceOnOneConsumer() {
+		Consumer<byte[], byte[]> first = this.supplier.getConsumer(dynamic());
+		Consumer<byte[], byte[]> second = this.supplier.getConsumer(dynamic());
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		trigger.request("learner ready");
+		trigger.request("learner ready again");
+		assertThat(trigger.isPending()).isTrue();
+
+		first.poll(Duration.ZERO);
+		second.poll(Duration.ZERO);
+
+		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
+		assertThat(this.clients.consumers.get(1).shouldRebalance()).isFalse();
+		assertThat(trigger.requestedCount()).isEqualTo(2);
+		assertThat(trigger.enforcedCount()).isEqualTo(1);
+		assertThat(trigger.isPending()).isFalse();
+	}
+
+	@Test
+	void otherClientsComeFromTheDelegateUnchanged() {
+		Map<String, Object> config = Map.of("k", "v");
+		assertThat(this.supplier.getRestoreConsumer(config)).isSameAs(this.clients.consumers.get(0));
+		assertThat(this.supplier.getGlobalConsumer(config)).isSameAs(this.clients.consumers.get(1));
+		assertThat(this.clients.consumerConfigs).containsOnly(config);
+	}
+
+	private CloseOptions closeWith(java.util.function.Consumer<Consumer<byte[], byte[]>> close,
+			Map<String, Object> config) {
+		Consumer<byte[], byte[]> consumer = this.supplier.getConsumer(config);
+		close.accept(consumer);
+		return this.clients.closes.get(this.clients.closes.size() - 1);
+	}
+
+	private static Map<String, Object> dynamic() {
+		return Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
+	}
+
+	private static Map<String, Object> staticMember() {
+		return Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app", ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "pod-1-1");
+	}
+
+	/**
+	 * Makes Kafka's {@link MockConsumer}s and records what the member supplier asks of them.
+	 */
+	private static final class RecordingSupplier implements KafkaClientSupplier {
+
+		final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
+
+		final List<MockConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+
+		final List<CloseOptions> closes = new ArrayList<>();
+
+		@Override
+		public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
+			return make(config);
+		}
+
+		@Override
+		public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
+			return make(config);
+		}
+
+		@Override
+		public Consumer<byte[], byte[]> getGlobalConsumer(Map<String, Object> config) {
+			return make(config);
+		}
+
+		private Consumer<byte[], byte[]> make(Map<String, Object> config) {
+			this.consumerConfigs.add(new HashMap<>(config));
+			MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+				@Override
+				public void close(CloseOptions options) {
+					RecordingSupplier.this.closes.add(options);
+					super.close(options);
+				}
+			};
+			this.consumers.add(consumer);
+			return consumer;
+		}
+
+	}
+
+}
