@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -55,9 +56,8 @@ class LeaveFlagSideEffectsIntegrationTests {
 		broker.createTopics(2, "poll-timeout");
 		try (Consumer<byte[], byte[]> member = memberConsumer("poll-timeout-member");
 				Consumer<byte[], byte[]> streamsDefault = streamsDefaultConsumer("poll-timeout-streams-default")) {
-			joinAndOwnPartitions(member, "poll-timeout");
+			Instant lastPoll = joinAndOwnPartitions(member, "poll-timeout");
 			joinAndOwnPartitions(streamsDefault, "poll-timeout");
-			Instant lastPoll = Instant.now();
 
 			await("member supplier's consumer gone after its poll timeout").atMost(SESSION_TIMEOUT.dividedBy(2))
 				.until(() -> broker.groupMembers("poll-timeout-member").isEmpty());
@@ -89,12 +89,19 @@ class LeaveFlagSideEffectsIntegrationTests {
 		return config;
 	}
 
-	private static void joinAndOwnPartitions(Consumer<byte[], byte[]> consumer, String topic) {
+	/**
+	 * Poll until the consumer owns partitions.
+	 * @return when the last poll returned
+	 */
+	private static Instant joinAndOwnPartitions(Consumer<byte[], byte[]> consumer, String topic) {
 		consumer.subscribe(List.of(topic));
+		AtomicReference<Instant> lastPoll = new AtomicReference<>();
 		await("partitions assigned").atMost(Duration.ofSeconds(30)).until(() -> {
 			consumer.poll(Duration.ofMillis(100));
+			lastPoll.set(Instant.now());
 			return !consumer.assignment().isEmpty();
 		});
+		return lastPoll.get();
 	}
 
 }
