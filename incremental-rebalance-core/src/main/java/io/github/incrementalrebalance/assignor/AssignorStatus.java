@@ -1,0 +1,55 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the assignors of one application share across rebalances: how often planning failed and Kafka's sticky
+ * assignor was used instead, and why. Kafka makes a new assignor per rebalance, so this object lives in the Streams
+ * config under {@link #CONFIG}. Its fallback count sets the back-off of the retry.
+ */
+public final class AssignorStatus {
+
+	/** Streams config key of the status object. */
+	public static final String CONFIG = "incremental.rebalance.assignor.status";
+
+	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+
+	private static final Duration LAST_RETRY = Duration.ofMinutes(5);
+
+	private final AtomicLong fallbacks = new AtomicLong();
+
+	private final AtomicLong consecutiveFallbacks = new AtomicLong();
+
+	private final AtomicReference<String> lastFallbackReason = new AtomicReference<>();
+
+	public long fallbacks() {
+		return this.fallbacks.get();
+	}
+
+	public Optional<String> lastFallbackReason() {
+		return Optional.ofNullable(this.lastFallbackReason.get());
+	}
+
+	/**
+	 * Record a failed planning round.
+	 * @param reason why it failed
+	 * @return how long to wait before retrying: doubles with every consecutive failure, from 1 s up to 5 min, so a
+	 * deterministic error cannot storm the group with rebalances
+	 */
+	Duration fallback(String reason) {
+		this.fallbacks.incrementAndGet();
+		this.lastFallbackReason.set(reason);
+		long consecutive = this.consecutiveFallbacks.incrementAndGet();
+		long shift = Math.min(consecutive - 1, 20);
+		Duration retry = FIRST_RETRY.multipliedBy(1L << shift);
+		return (retry.compareTo(LAST_RETRY) > 0) ? LAST_RETRY : retry;
+	}
+
+	void planned() {
+		this.consecutiveFallbacks.set(0);
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * Everything one assignment is planned from: the members and tasks Kafka reports this round, the leave requests of
+ * the control topic, the settings and the leader's clock. Nothing is remembered from earlier rounds: any member may
+ * lead the next one.
+ *
+ * @param members the members, in process id order
+ * @param tasks the tasks by id
+ * @param leaveRequests the leave requests known to the leader
+ * @param settings the settings
+ * @param now the leader's clock
+ */
+public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
+		PlannerSettings settings, Instant now) {
+
+	public Group {
+		Objects.requireNonNull(settings, "settings");
+		Objects.requireNonNull(now, "now");
+		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
+		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
+		leaveRequests = List.copyOf(leaveRequests);
+	}
+
+	/**
+	 * A group from its parts.
+	 * @param members the members
+	 * @param tasks the tasks
+	 * @param leaveRequests the leave requests
+	 * @param settings the settings
+	 * @param now the leader's clock
+	 * @return the group
+	 */
+	public static Group of(Collection<GroupMember> members, Collection<GroupTask> tasks,
+			Collection<LeaveRequest> leaveRequests, PlannerSettings settings, Instant now) {
+		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
+		tasks.forEach((task) -> byId.put(task.id(), task));
+		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now);
+	}
+
+	/**
+	 * The leave request that applies to a member now.
+	 * @param member the member
+	 * @return the request, if the member is leaving
+	 */
+	public Optional<LeaveRequest> leaveRequestOf(GroupMember member) {
+		return this.leaveRequests.stream().filter((request) -> request.isFor(member)).findFirst();
+	}
+
+}

@@ -1,0 +1,20 @@
+package io.github.incrementalrebalance.assignor;
+
+/**
+ * Why a leaving member is told to leave the group now: one rebalance then hands all its tasks over.
+ */
+public enum HandOverReason {
+
+	/** Every stateful task it still runs has a ready learner (or it runs none). */
+	LEARNERS_READY,
+
+	/** Its {@code scale.down.timeout.ms} passed: its tasks go to their most caught-up learners. */
+	DEADLINE_PASSED,
+
+	/** No other member could take its tasks (scale to zero). */
+	NO_OTHER_MEMBER,
+
+	/** A member runs mode {@code upgrading}: no learners can be placed, so waiting would gain nothing. */
+	LEARNERS_UNAVAILABLE
+
+}

@@ -1,0 +1,501 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
+
+/**
+ * Plans one assignment with learners: a stateful task moves only once its state is warm on its new owner; a leaving
+ * member hands its tasks over to warm learners before it goes; work is taken from the most loaded members until the
+ * group is within the balancing factor. Pure: a {@link Group} in, a {@link Plan} out, nothing remembered.
+ * <p>
+ * The steps, each a method of {@link Round} named as in the design: classify the members, keep running tasks where
+ * they run, place orphans (the second round of a move lands here, so before anything else is projected), drain
+ * leaving members, balance, place standbys, schedule follow-ups.
+ */
+public final class LearnerPlanner {
+
+	/** How soon to retry after a round whose end offsets were unknown. */
+	static final Duration UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
+
+	/**
+	 * Plan an assignment.
+	 * @param group what Kafka and the control topic report this round
+	 * @return the plan
+	 */
+	public Plan plan(Group group) {
+		return new Round(group).plan();
+	}
+
+	/**
+	 * The scratch state of one planning round.
+	 */
+	private static final class Round {
+
+		private final Group group;
+
+		private final PlannerSettings settings;
+
+		private final Map<ProcessId, GroupMember> members = new LinkedHashMap<>();
+
+		private final Map<ProcessId, LeaveRequest> leaving = new LinkedHashMap<>();
+
+		private final List<GroupMember> mayTakeWork = new ArrayList<>();
+
+		private final boolean mixedModes;
+
+		private final boolean unknownOffsets;
+
+		private final boolean noOtherMember;
+
+		private final Map<TaskId, ProcessId> runningOwner = new TreeMap<>();
+
+		private final Map<TaskId, ProcessId> active = new TreeMap<>();
+
+		private final Map<TaskId, ProcessId> learnerAt = new TreeMap<>();
+
+		private final Map<TaskId, Set<ProcessId>> standbys = new TreeMap<>();
+
+		private final Set<TaskId> decided = new HashSet<>();
+
+		private final Map<ProcessId, HandOverReason> handOver = new HashMap<>();
+
+		private final List<Move> moves = new ArrayList<>();
+
+		private final List<WaitingMove> waiting = new ArrayList<>();
+
+		private final Loads statefulLoads;
+
+		private final Loads statelessLoads;
+
+		private int balancingLearners;
+
+		Round(Group group) {
+			this.group = group;
+			this.settings = group.settings();
+			for (GroupMember member : group.members()) {
+				this.members.put(member.processId(), member);
+				group.leaveRequestOf(member).ifPresent((request) -> this.leaving.put(member.processId(), request));
+			}
+			group.members().stream()
+				.filter((member) -> !this.leaving.containsKey(member.processId()))
+				.forEach(this.mayTakeWork::add);
+			this.noOtherMember = this.mayTakeWork.isEmpty();
+			if (this.noOtherMember) {
+				this.mayTakeWork.addAll(group.members());
+			}
+			this.mixedModes = group.members().stream().anyMatch((member) -> member.mode() == RebalancingMode.UPGRADING);
+			this.unknownOffsets = group.members().stream()
+				.anyMatch((member) -> member.lags().containsValue(GroupMember.UNKNOWN));
+			this.statefulLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
+			this.statelessLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
+			for (GroupTask task : group.tasks().values()) {
+				findRunningOwner(task.id()).ifPresent((owner) -> this.runningOwner.put(task.id(), owner));
+			}
+		}
+
+		Plan plan() {
+			keepRunningTasks();
+			placeOrphans();
+			drainLeavingMembers();
+			if (!this.mixedModes) {
+				balance(false);
+				if (!this.unknownOffsets) {
+					balance(true);
+				}
+			}
+			if (this.unknownOffsets) {
+				keepLearnersWhileOffsetsAreUnknown();
+			}
+			placeStandbys();
+			return new Plan(memberPlans(), this.moves, this.waiting, followUp(), this.unknownOffsets,
+					this.mixedModes);
+		}
+
+		/**
+		 * The member running a task now. Two members can report the same task only when one of them missed a
+		 * rebalance; the one reporting it running wins.
+		 */
+		private Optional<ProcessId> findRunningOwner(TaskId task) {
+			return this.group.members().stream()
+				.filter((member) -> member.previousActive().contains(task))
+				.min(Comparator.comparing((GroupMember member) -> member.lag(task) != GroupMember.RUNNING)
+					.thenComparing(GroupMember::processId))
+				.map(GroupMember::processId);
+		}
+
+		private void keepRunningTasks() {
+			this.runningOwner.forEach((task, owner) -> {
+				if (mayTakeWork(owner)) {
+					this.active.put(task, owner);
+					loads(task).add(owner);
+				}
+			});
+		}
+
+		private void drainLeavingMembers() {
+			for (Map.Entry<ProcessId, LeaveRequest> entry : this.leaving.entrySet()) {
+				ProcessId leaver = entry.getKey();
+				List<TaskId> tasks = this.runningOwner.entrySet().stream()
+					.filter((owned) -> owned.getValue().equals(leaver))
+					.map(Map.Entry::getKey)
+					.toList();
+				if (this.noOtherMember) {
+					this.handOver.put(leaver, HandOverReason.NO_OTHER_MEMBER);
+					continue;
+				}
+				if (this.mixedModes) {
+					tasks.forEach((task) -> this.active.put(task, leaver));
+					this.handOver.put(leaver, HandOverReason.LEARNERS_UNAVAILABLE);
+					continue;
+				}
+				drain(leaver, entry.getValue(), tasks);
+			}
+		}
+
+		/**
+		 * Place a learner for every stateful task of a leaving member, move its stateless tasks at once, and decide
+		 * whether it hands over now, moves its ready tasks one by one (eager) or waits for all learners
+		 * (conservative).
+		 */
+		private void drain(ProcessId leaver, LeaveRequest request, List<TaskId> tasks) {
+			Map<TaskId, ProcessId> targets = new TreeMap<>();
+			for (TaskId task : tasks) {
+				ProcessId target = target(task, leaver, this.mayTakeWork);
+				loads(task).add(target);
+				if (isStateful(task)) {
+					targets.put(task, target);
+					this.learnerAt.put(task, target);
+					this.active.put(task, leaver);
+				}
+				else {
+					moveNow(task, Optional.of(leaver), target, "leaving member, stateless");
+				}
+			}
+			boolean deadlinePassed = request.deadline().map((deadline) -> !this.group.now().isBefore(deadline))
+				.orElse(false);
+			boolean allReady = targets.entrySet().stream().allMatch((t) -> caughtUp(t.getValue(), t.getKey()));
+			if (deadlinePassed) {
+				this.handOver.put(leaver, HandOverReason.DEADLINE_PASSED);
+				return;
+			}
+			if (this.unknownOffsets) {
+				targets.forEach((task, target) -> waitFor(task, leaver, target, WaitReason.UNKNOWN_OFFSETS));
+				return;
+			}
+			if (allReady) {
+				this.handOver.put(leaver, HandOverReason.LEARNERS_READY);
+				return;
+			}
+			targets.forEach((task, target) -> {
+				boolean ready = caughtUp(target, task);
+				if (ready && this.settings.learnerRebalance() == LearnerRebalance.EAGER) {
+					this.learnerAt.remove(task);
+					moveNow(task, Optional.of(leaver), target, "leaving member, learner ready");
+				}
+				else {
+					waitFor(task, leaver, target,
+							ready ? WaitReason.WAITING_FOR_OTHER_LEARNERS : WaitReason.LEARNER_NOT_READY);
+				}
+			});
+		}
+
+		/**
+		 * Tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the most
+		 * caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
+		 */
+		private void placeOrphans() {
+			for (GroupTask task : this.group.tasks().values()) {
+				if (this.runningOwner.containsKey(task.id())) {
+					continue;
+				}
+				ProcessId target = this.mixedModes ? leastLoaded(task.id(), this.mayTakeWork) : orphanTarget(task.id());
+				loads(task.id()).add(target);
+				moveNow(task.id(), Optional.empty(), target, "no running owner");
+			}
+		}
+
+		private ProcessId orphanTarget(TaskId task) {
+			List<GroupMember> caughtUp = this.mayTakeWork.stream().filter((m) -> caughtUp(m.processId(), task)).toList();
+			if (!caughtUp.isEmpty() || !isStateful(task)) {
+				return target(task, null, this.mayTakeWork);
+			}
+			Loads loads = loads(task);
+			return this.mayTakeWork.stream()
+				.filter((member) -> member.holds(task))
+				.min(Comparator.comparingLong((GroupMember member) -> member.lag(task))
+					.thenComparingDouble((member) -> loads.loadWithOneMore(member.processId()))
+					.thenComparing(GroupMember::startedAt, Comparator.reverseOrder())
+					.thenComparing(GroupMember::processId))
+				.map(GroupMember::processId)
+				.orElseGet(() -> leastLoaded(task, this.mayTakeWork));
+		}
+
+		/**
+		 * Take tasks from the most loaded member until the bucket is within the balancing factor. A stateful task
+		 * moves now only to a caught-up member; otherwise it stays being learned while a learner warms up, at most
+		 * {@code max.warmup.replicas} of them at a time. Tasks with a warming learner are taken first, so the same
+		 * pick is made round after round, by any leader.
+		 */
+		private void balance(boolean stateful) {
+			Loads loads = stateful ? this.statefulLoads : this.statelessLoads;
+			while (!loads.withinTolerance()) {
+				ProcessId from = loads.mostLoaded().orElseThrow();
+				Optional<Map.Entry<TaskId, ProcessId>> pick = movableTasks(from, stateful).stream()
+					.map((task) -> balanceTarget(task, from, loads).map((to) -> Map.entry(task, to)))
+					.flatMap(Optional::stream)
+					.findFirst();
+				if (pick.isEmpty()) {
+					return;
+				}
+				TaskId task = pick.get().getKey();
+				ProcessId to = pick.get().getValue();
+				loads.remove(from);
+				loads.add(to);
+				this.decided.add(task);
+				if (!stateful || caughtUp(to, task)) {
+					moveNow(task, Optional.of(from), to, stateful ? "balance, learner ready" : "balance");
+				}
+				else if (this.balancingLearners < this.settings.maxWarmupReplicas()) {
+					this.balancingLearners++;
+					this.learnerAt.put(task, to);
+					waitFor(task, from, to, WaitReason.LEARNER_NOT_READY);
+				}
+				else {
+					waitFor(task, from, to, WaitReason.WARMUP_CAP);
+				}
+			}
+		}
+
+		private List<TaskId> movableTasks(ProcessId from, boolean stateful) {
+			return this.active.entrySet().stream()
+				.filter((entry) -> entry.getValue().equals(from) && isStateful(entry.getKey()) == stateful)
+				.map(Map.Entry::getKey)
+				.filter((task) -> from.equals(this.runningOwner.get(task)) && !this.decided.contains(task))
+				.sorted(Comparator.comparingLong((TaskId task) -> bestHolderLag(task, from))
+					.thenComparing(Comparator.naturalOrder()))
+				.toList();
+		}
+
+		private long bestHolderLag(TaskId task, ProcessId owner) {
+			if (!isStateful(task)) {
+				return Long.MAX_VALUE;
+			}
+			return this.mayTakeWork.stream()
+				.filter((member) -> !member.processId().equals(owner) && member.holds(task))
+				.mapToLong((member) -> member.lag(task))
+				.filter((lag) -> lag >= 0)
+				.min()
+				.orElse(Long.MAX_VALUE);
+		}
+
+		private Optional<ProcessId> balanceTarget(TaskId task, ProcessId from, Loads loads) {
+			List<GroupMember> lighter = this.mayTakeWork.stream()
+				.filter((member) -> !member.processId().equals(from) && loads.improves(from, member.processId()))
+				.toList();
+			return lighter.isEmpty() ? Optional.empty() : Optional.of(target(task, from, lighter));
+		}
+
+		/**
+		 * Where a task should go: among caught-up candidates the lowest projected load, then the lowest lag, then the
+		 * newest member, then the id; when none is caught up, the lowest projected load, then the lowest lag (a warming
+		 * learner keeps its task round after round), then the member warming up the fewest learners (restoring is
+		 * CPU-bound: spread it), then the newest member.
+		 */
+		private ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates) {
+			Loads loads = loads(task);
+			List<GroupMember> others = candidates.stream()
+				.filter((member) -> !member.processId().equals(owner))
+				.toList();
+			List<GroupMember> caughtUp = others.stream().filter((m) -> caughtUp(m.processId(), task)).toList();
+			Comparator<GroupMember> byLoad = Comparator
+				.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()));
+			Comparator<GroupMember> byLag = Comparator.comparingLong((member) -> member.lag(task));
+			Comparator<GroupMember> newestFirst = Comparator.comparing(GroupMember::startedAt,
+					Comparator.reverseOrder());
+			if (!caughtUp.isEmpty()) {
+				return caughtUp.stream()
+					.min(byLoad.thenComparing(byLag).thenComparing(newestFirst).thenComparing(GroupMember::processId))
+					.orElseThrow()
+					.processId();
+			}
+			Comparator<GroupMember> fewerLearners = Comparator
+				.comparingLong((member) -> this.learnerAt.values().stream().filter(member.processId()::equals).count());
+			return others.stream()
+				.min(byLoad.thenComparing(byLag)
+					.thenComparing(fewerLearners)
+					.thenComparing(newestFirst)
+					.thenComparing(GroupMember::processId))
+				.orElseThrow()
+				.processId();
+		}
+
+		private ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {
+			Loads loads = loads(task);
+			return candidates.stream()
+				.min(Comparator.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()))
+					.thenComparing(GroupMember::startedAt, Comparator.reverseOrder())
+					.thenComparing(GroupMember::processId))
+				.orElseThrow()
+				.processId();
+		}
+
+		/**
+		 * With lags unknown nobody can tell a learner from a leftover directory: keep every standby that members
+		 * already hold, so no warming learner is dropped for one bad round.
+		 */
+		private void keepLearnersWhileOffsetsAreUnknown() {
+			for (GroupMember member : this.mayTakeWork) {
+				if (this.leaving.containsKey(member.processId())) {
+					continue;
+				}
+				for (TaskId task : member.previousStandby()) {
+					if (isStateful(task) && !member.processId().equals(this.active.get(task))
+							&& !member.processId().equals(this.learnerAt.get(task))) {
+						this.standbys.computeIfAbsent(task, (t) -> new TreeSet<>()).add(member.processId());
+					}
+				}
+			}
+		}
+
+		/**
+		 * {@code num.standby.replicas} per stateful task, on members that neither run it nor learn it and are not
+		 * leaving, previous holders first.
+		 */
+		private void placeStandbys() {
+			int replicas = this.settings.numStandbyReplicas();
+			if (replicas == 0) {
+				return;
+			}
+			Map<ProcessId, Integer> standbyCount = new HashMap<>();
+			this.standbys.values().forEach((holders) -> holders.forEach((m) -> standbyCount.merge(m, 1, Integer::sum)));
+			for (GroupTask task : this.group.tasks().values()) {
+				if (!task.stateful()) {
+					continue;
+				}
+				Set<ProcessId> holders = this.standbys.computeIfAbsent(task.id(), (t) -> new TreeSet<>());
+				List<GroupMember> candidates = this.group.members().stream()
+					.filter((member) -> !this.leaving.containsKey(member.processId()))
+					.filter((member) -> !member.processId().equals(this.active.get(task.id()))
+							&& !member.processId().equals(this.learnerAt.get(task.id()))
+							&& !holders.contains(member.processId()))
+					.sorted(Comparator.comparing((GroupMember member) -> !member.holds(task.id()))
+						.thenComparingLong((member) -> member.lag(task.id()))
+						.thenComparingInt((member) -> standbyCount.getOrDefault(member.processId(), 0))
+						.thenComparing(GroupMember::processId))
+					.toList();
+				for (GroupMember member : candidates) {
+					if (holders.size() >= replicas) {
+						break;
+					}
+					holders.add(member.processId());
+					standbyCount.merge(member.processId(), 1, Integer::sum);
+				}
+			}
+		}
+
+		/**
+		 * Learners get a safety-net follow-up (members trigger the fast path themselves); a leaving member with a
+		 * deadline gets one at its deadline; a round without end offsets is retried soon.
+		 */
+		private Optional<Instant> followUp() {
+			List<Instant> candidates = new ArrayList<>();
+			Instant now = this.group.now();
+			if (!this.learnerAt.isEmpty()) {
+				candidates.add(now.plus(this.settings.learnerProbeInterval()));
+			}
+			this.leaving.forEach((member, request) -> {
+				if (!this.handOver.containsKey(member)) {
+					request.deadline().filter(now::isBefore).ifPresent(candidates::add);
+				}
+			});
+			if (this.unknownOffsets) {
+				candidates.add(now.plus(UNKNOWN_OFFSETS_RETRY));
+			}
+			return candidates.stream().min(Comparator.naturalOrder());
+		}
+
+		private List<MemberPlan> memberPlans() {
+			List<MemberPlan> plans = new ArrayList<>();
+			for (GroupMember member : this.members.values()) {
+				ProcessId id = member.processId();
+				SortedSet<TaskId> activeTasks = tasksAt(this.active, id);
+				SortedMap<TaskId, Learner> learning = new TreeMap<>();
+				tasksAt(this.learnerAt, id).forEach((task) -> {
+					long lag = member.lag(task);
+					learning.put(task, new Learner(task, lag, caughtUp(id, task)));
+				});
+				SortedSet<TaskId> beingLearned = activeTasks.stream()
+					.filter(this.learnerAt::containsKey)
+					.collect(Collectors.toCollection(TreeSet::new));
+				SortedSet<TaskId> standbyTasks = this.standbys.entrySet().stream()
+					.filter((entry) -> entry.getValue().contains(id))
+					.map(Map.Entry::getKey)
+					.collect(Collectors.toCollection(TreeSet::new));
+				plans.add(new MemberPlan(id, member.instanceId(), activeTasks, learning, beingLearned, standbyTasks,
+						this.leaving.containsKey(id), Optional.ofNullable(this.handOver.get(id))));
+			}
+			return plans;
+		}
+
+		private static SortedSet<TaskId> tasksAt(Map<TaskId, ProcessId> placement, ProcessId member) {
+			return placement.entrySet().stream()
+				.filter((entry) -> entry.getValue().equals(member))
+				.map(Map.Entry::getKey)
+				.collect(Collectors.toCollection(TreeSet::new));
+		}
+
+		private void moveNow(TaskId task, Optional<ProcessId> from, ProcessId to, String why) {
+			this.active.put(task, to);
+			this.moves.add(new Move(task, from.map(this::name), name(to), why));
+		}
+
+		private void waitFor(TaskId task, ProcessId from, ProcessId to, WaitReason reason) {
+			this.waiting.add(new WaitingMove(task, name(from), name(to), reason));
+		}
+
+		private boolean caughtUp(ProcessId member, TaskId task) {
+			if (!isStateful(task)) {
+				return true;
+			}
+			long lag = this.members.get(member).lag(task);
+			long acceptable = this.settings.acceptableRecoveryLag();
+			return lag == GroupMember.RUNNING || (lag >= 0 && (acceptable == Long.MAX_VALUE || lag <= acceptable));
+		}
+
+		private boolean isStateful(TaskId task) {
+			GroupTask groupTask = this.group.tasks().get(task);
+			return groupTask != null && groupTask.stateful();
+		}
+
+		private boolean mayTakeWork(ProcessId member) {
+			return this.noOtherMember || !this.leaving.containsKey(member);
+		}
+
+		private Loads loads(TaskId task) {
+			return isStateful(task) ? this.statefulLoads : this.statelessLoads;
+		}
+
+		private String name(ProcessId member) {
+			return this.members.get(member).instanceId();
+		}
+
+	}
+
+}

@@ -1,0 +1,14 @@
+package io.github.incrementalrebalance.assignor;
+
+/**
+ * When a leaving member's tasks move to their learners ({@code learner.rebalance.trigger}).
+ */
+public enum LearnerRebalance {
+
+	/** Each task moves as soon as its learner is ready: more rebalances, less double processing. */
+	EAGER,
+
+	/** The tasks move together, through one hand-over, once every learner is ready: fewest rebalances. */
+	CONSERVATIVE
+
+}

@@ -1,0 +1,152 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlView;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ApplicationState;
+import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor;
+import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The learner assignor, set with {@code task.assignor.class}. Kafka makes one per rebalance on the group leader and
+ * calls {@link #configure(Map)} with the Streams config, then {@link #assign(ApplicationState)}: it reads the group
+ * and the control view, plans with the {@link LearnerPlanner}, checks the result and logs one line explaining it.
+ * <p>
+ * It never throws: Kafka turns an exception here into the death of every stream thread in the group. On any error it
+ * falls back to Kafka's public {@link StickyTaskAssignor} and asks for a retry after a growing back-off.
+ */
+public final class LearnerTaskAssignor implements TaskAssignor {
+
+	/** Streams config key of an optional {@link Clock}, for simulations. */
+	public static final String CLOCK_CONFIG = "incremental.rebalance.clock";
+
+	private static final Logger logger = LoggerFactory.getLogger(LearnerTaskAssignor.class);
+
+	private final LearnerPlanner planner = new LearnerPlanner();
+
+	private LearnerConfig config = new LearnerConfig(Map.of());
+
+	private ControlView controlView = List::of;
+
+	private PlanListener listener = (plan, error) -> {
+	};
+
+	private AssignorStatus status = new AssignorStatus();
+
+	private Clock clock = Clock.systemUTC();
+
+	private Plan lastPlan;
+
+	@Override
+	public void configure(Map<String, ?> configs) {
+		this.config = new LearnerConfig(configs);
+		if (configs.get(ControlView.CONFIG) instanceof ControlView view) {
+			this.controlView = view;
+		}
+		if (configs.get(PlanListener.CONFIG) instanceof PlanListener planListener) {
+			this.listener = planListener;
+		}
+		if (configs.get(AssignorStatus.CONFIG) instanceof AssignorStatus shared) {
+			this.status = shared;
+		}
+		if (configs.get(CLOCK_CONFIG) instanceof Clock configured) {
+			this.clock = configured;
+		}
+	}
+
+	@Override
+	public TaskAssignment assign(ApplicationState applicationState) {
+		Instant now = this.clock.instant();
+		try {
+			PlannerSettings settings = settings(applicationState.assignmentConfigs());
+			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now);
+			Plan plan = this.planner.plan(group);
+			TaskAssignment assignment = AssignmentWriter.write(plan);
+			check(applicationState, assignment);
+			this.status.planned();
+			this.lastPlan = plan;
+			logger.info("Learner assignment: {}", plan.explain(now));
+			return assignment;
+		}
+		catch (RuntimeException ex) {
+			return fallback(applicationState, now, ex);
+		}
+	}
+
+	@Override
+	public void onAssignmentComputed(GroupAssignment assignment, GroupSubscription subscription,
+			AssignmentError error) {
+		if (this.lastPlan == null) {
+			return;
+		}
+		try {
+			this.listener.onPlan(this.lastPlan, error);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Plan listener failed; the assignment stands", ex);
+		}
+	}
+
+	private PlannerSettings settings(AssignmentConfigs kafka) {
+		return new PlannerSettings(kafka.acceptableRecoveryLag(), kafka.maxWarmupReplicas(),
+				kafka.numStandbyReplicas(), this.config.balancingFactor(), this.config.learnerRebalance(),
+				this.config.learnerProbeInterval());
+	}
+
+	/**
+	 * Kafka checks ids, duplicates and standbys, but not coverage: a task left out is silently not processed.
+	 */
+	private static void check(ApplicationState state, TaskAssignment assignment) {
+		AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(state, assignment);
+		if (error != AssignmentError.NONE) {
+			throw new IllegalStateException("planned assignment is invalid: " + error);
+		}
+		Map<TaskId, Long> actives = assignment.assignment().stream()
+			.map(KafkaStreamsAssignment::tasks)
+			.flatMap((tasks) -> tasks.values().stream())
+			.filter((task) -> task.type() == AssignedTask.Type.ACTIVE)
+			.collect(Collectors.groupingBy(AssignedTask::id, Collectors.counting()));
+		Collection<TaskId> missing = state.allTasks().keySet().stream()
+			.filter((task) -> actives.getOrDefault(task, 0L) != 1)
+			.toList();
+		if (!missing.isEmpty()) {
+			throw new IllegalStateException("planned assignment leaves tasks without exactly one owner: " + missing);
+		}
+	}
+
+	private TaskAssignment fallback(ApplicationState state, Instant now, RuntimeException cause) {
+		Duration retry = this.status.fallback(String.valueOf(cause.getMessage()));
+		logger.warn("Learner planning failed, using Kafka's sticky assignor and retrying in {} ms", retry.toMillis(),
+				cause);
+		TaskAssignment sticky = new StickyTaskAssignor().assign(state);
+		TaskAssignment assignment = (TaskAssignmentUtils.validateTaskAssignment(state, sticky) == AssignmentError.NONE)
+				? sticky : new TaskAssignment(TaskAssignmentUtils.identityAssignment(state).values());
+		List<KafkaStreamsAssignment> clients = new ArrayList<>(assignment.assignment());
+		if (!clients.isEmpty()) {
+			KafkaStreamsAssignment first = clients.get(0);
+			clients.set(0, KafkaStreamsAssignment.of(first.processId(), Set.copyOf(first.tasks().values()))
+				.withFollowupRebalance(now.plus(retry)));
+		}
+		this.lastPlan = null;
+		return new TaskAssignment(clients);
+	}
+
+}

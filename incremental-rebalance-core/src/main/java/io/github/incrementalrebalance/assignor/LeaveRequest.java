@@ -1,0 +1,31 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An instance's announcement that it will leave: it takes no new work and hands its tasks over first.
+ *
+ * @param instanceId the leaving instance
+ * @param incarnation the start of that instance the request is for; a request for an earlier start is stale
+ * @param deadline when it leaves even if its learners are not ready; empty to wait for them however long
+ */
+public record LeaveRequest(String instanceId, String incarnation, Optional<Instant> deadline) {
+
+	public LeaveRequest {
+		Objects.requireNonNull(instanceId, "instanceId");
+		Objects.requireNonNull(incarnation, "incarnation");
+		Objects.requireNonNull(deadline, "deadline");
+	}
+
+	/**
+	 * Whether this request is for a member, as it is now.
+	 * @param member the member
+	 * @return true when the instance id and the incarnation match
+	 */
+	public boolean isFor(GroupMember member) {
+		return this.instanceId.equals(member.instanceId()) && this.incarnation.equals(member.incarnation());
+	}
+
+}

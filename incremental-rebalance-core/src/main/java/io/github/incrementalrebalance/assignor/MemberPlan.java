@@ -1,0 +1,50 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
+
+/**
+ * What one member does after this round.
+ *
+ * @param processId Kafka's id of the member
+ * @param instanceId its instance id
+ * @param active tasks it runs
+ * @param learning learners it warms up, by task
+ * @param beingLearned tasks it runs while their learner warms up elsewhere
+ * @param standby standby replicas it keeps ({@code num.standby.replicas}), learners excluded
+ * @param leaving whether it asked to leave
+ * @param handOver set when it should leave the group now
+ */
+public record MemberPlan(ProcessId processId, String instanceId, SortedSet<TaskId> active,
+		SortedMap<TaskId, Learner> learning, SortedSet<TaskId> beingLearned, SortedSet<TaskId> standby,
+		boolean leaving, Optional<HandOverReason> handOver) {
+
+	public MemberPlan {
+		Objects.requireNonNull(processId, "processId");
+		Objects.requireNonNull(instanceId, "instanceId");
+		Objects.requireNonNull(handOver, "handOver");
+		active = Collections.unmodifiableSortedSet(new TreeSet<>(active));
+		learning = Collections.unmodifiableSortedMap(new TreeMap<>(learning));
+		beingLearned = Collections.unmodifiableSortedSet(new TreeSet<>(beingLearned));
+		standby = Collections.unmodifiableSortedSet(new TreeSet<>(standby));
+	}
+
+	/**
+	 * Every task the member keeps state of without running it: learners and standbys.
+	 * @return the tasks Kafka gets as standby tasks for this member
+	 */
+	public SortedSet<TaskId> standbyTasks() {
+		SortedSet<TaskId> tasks = new TreeSet<>(this.standby);
+		tasks.addAll(this.learning.keySet());
+		return Collections.unmodifiableSortedSet(tasks);
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The outcome of one assignment: what every member does, which tasks moved, which wanted moves wait and why, and
+ * when the group should rebalance again.
+ *
+ * @param members every member of the group, in process id order
+ * @param moves tasks given to a new owner this round
+ * @param waiting moves wanted but not made
+ * @param followUp when a member should trigger the next rebalance, if one is needed
+ * @param unknownOffsets whether end offsets were unknown this round (no stateful task moved)
+ * @param mixedModes whether a member runs mode {@code upgrading} (no learners placed)
+ */
+public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
+		boolean unknownOffsets, boolean mixedModes) {
+
+	public Plan {
+		members = List.copyOf(members);
+		moves = List.copyOf(moves);
+		waiting = List.copyOf(waiting);
+		Objects.requireNonNull(followUp, "followUp");
+	}
+
+	/**
+	 * The plan of one member.
+	 * @param instanceId the member's instance id
+	 * @return its plan
+	 */
+	public Optional<MemberPlan> member(String instanceId) {
+		return this.members.stream().filter((member) -> member.instanceId().equals(instanceId)).findFirst();
+	}
+
+	/**
+	 * The decision in one line: what moved, which learners warm up, what waits and why, who hands over.
+	 * @param now the leader's clock, to give the follow-up as a delay
+	 * @return the explanation
+	 */
+	public String explain(Instant now) {
+		StringBuilder line = new StringBuilder();
+		line.append("moved ").append(this.moves.isEmpty() ? "none" : this.moves.toString());
+		String learners = this.members.stream()
+			.flatMap((member) -> member.learning().values().stream()
+				.map((learner) -> learner.task() + "@" + member.instanceId() + (learner.ready() ? " ready"
+						: " lag " + learner.lag())))
+			.collect(Collectors.joining(", "));
+		line.append("; learners ").append(learners.isEmpty() ? "none" : "[" + learners + "]");
+		line.append("; waiting ").append(this.waiting.isEmpty() ? "none" : this.waiting.toString());
+		String leaving = this.members.stream()
+			.filter(MemberPlan::leaving)
+			.map((member) -> member.instanceId()
+					+ member.handOver().map((reason) -> " hand-over (" + reason.name().toLowerCase().replace('_', ' ')
+							+ ")").orElse(" draining " + member.active().size() + " task(s)"))
+			.collect(Collectors.joining(", "));
+		if (!leaving.isEmpty()) {
+			line.append("; leaving [").append(leaving).append(']');
+		}
+		if (this.unknownOffsets) {
+			line.append("; end offsets unknown: no stateful task moved");
+		}
+		if (this.mixedModes) {
+			line.append("; a member runs mode upgrading: no learners");
+		}
+		this.followUp.ifPresent((at) -> line.append("; follow-up in ")
+			.append(Math.max(0, at.toEpochMilli() - now.toEpochMilli()))
+			.append(" ms"));
+		return line.toString();
+	}
+
+}

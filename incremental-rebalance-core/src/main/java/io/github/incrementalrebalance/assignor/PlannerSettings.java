@@ -1,0 +1,88 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings a plan depends on: Kafka's own ({@code acceptable.recovery.lag}, {@code max.warmup.replicas},
+ * {@code num.standby.replicas}) and the learner keys.
+ *
+ * @param acceptableRecoveryLag a learner at or below this lag is ready
+ * @param maxWarmupReplicas balancing learners placed at a time (drain learners are not capped)
+ * @param numStandbyReplicas standby replicas per stateful task, besides learners
+ * @param balancingFactor tolerated ratio between the most and the least loaded member, at least 1
+ * @param learnerRebalance when a leaving member's tasks move
+ * @param learnerProbeInterval the safety-net follow-up while learners exist
+ */
+public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas,
+		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval) {
+
+	/** Kafka's {@code acceptable.recovery.lag} default. */
+	public static final long DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000;
+
+	/** The default tolerated imbalance. */
+	public static final double DEFAULT_BALANCING_FACTOR = 2.0;
+
+	/** The default safety-net follow-up while learners exist. */
+	public static final Duration DEFAULT_LEARNER_PROBE_INTERVAL = Duration.ofSeconds(30);
+
+	public PlannerSettings {
+		Objects.requireNonNull(learnerRebalance, "learnerRebalance");
+		Objects.requireNonNull(learnerProbeInterval, "learnerProbeInterval");
+		if (acceptableRecoveryLag < 0) {
+			throw new IllegalArgumentException("acceptableRecoveryLag must be >= 0, was " + acceptableRecoveryLag);
+		}
+		if (maxWarmupReplicas < 1) {
+			throw new IllegalArgumentException("maxWarmupReplicas must be >= 1, was " + maxWarmupReplicas);
+		}
+		if (numStandbyReplicas < 0) {
+			throw new IllegalArgumentException("numStandbyReplicas must be >= 0, was " + numStandbyReplicas);
+		}
+		if (!(balancingFactor >= 1.0) || Double.isInfinite(balancingFactor)) {
+			throw new IllegalArgumentException("balancingFactor must be a number >= 1, was " + balancingFactor);
+		}
+		if (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero()) {
+			throw new IllegalArgumentException("learnerProbeInterval must be positive, was " + learnerProbeInterval);
+		}
+	}
+
+	/**
+	 * Kafka's defaults and the learner defaults.
+	 * @return the default settings
+	 */
+	public static PlannerSettings defaults() {
+		return new PlannerSettings(DEFAULT_ACCEPTABLE_RECOVERY_LAG, 2, 0, DEFAULT_BALANCING_FACTOR,
+				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL);
+	}
+
+	public PlannerSettings withAcceptableRecoveryLag(long lag) {
+		return new PlannerSettings(lag, this.maxWarmupReplicas, this.numStandbyReplicas, this.balancingFactor,
+				this.learnerRebalance, this.learnerProbeInterval);
+	}
+
+	public PlannerSettings withMaxWarmupReplicas(int replicas) {
+		return new PlannerSettings(this.acceptableRecoveryLag, replicas, this.numStandbyReplicas,
+				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval);
+	}
+
+	public PlannerSettings withNumStandbyReplicas(int replicas) {
+		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, replicas,
+				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval);
+	}
+
+	public PlannerSettings withBalancingFactor(double factor) {
+		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
+				factor, this.learnerRebalance, this.learnerProbeInterval);
+	}
+
+	public PlannerSettings withLearnerRebalance(LearnerRebalance rebalance) {
+		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
+				this.balancingFactor, rebalance, this.learnerProbeInterval);
+	}
+
+	public PlannerSettings withLearnerProbeInterval(Duration interval) {
+		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
+				this.balancingFactor, this.learnerRebalance, interval);
+	}
+
+}

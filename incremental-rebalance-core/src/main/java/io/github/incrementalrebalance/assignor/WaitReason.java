@@ -1,0 +1,20 @@
+package io.github.incrementalrebalance.assignor;
+
+/**
+ * Why a wanted move of a task was not made this round.
+ */
+public enum WaitReason {
+
+	/** Its learner is above {@code acceptable.recovery.lag}. */
+	LEARNER_NOT_READY,
+
+	/** Conservative drain: its learner is ready, the leaving member's other learners are not. */
+	WAITING_FOR_OTHER_LEARNERS,
+
+	/** {@code max.warmup.replicas} balancing learners are already warming up. */
+	WARMUP_CAP,
+
+	/** The leader could not read changelog end offsets this round (lag -3): no stateful task moves. */
+	UNKNOWN_OFFSETS
+
+}

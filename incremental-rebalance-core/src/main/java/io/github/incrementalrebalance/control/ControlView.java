@@ -1,0 +1,22 @@
+package io.github.incrementalrebalance.control;
+
+import java.util.List;
+
+import io.github.incrementalrebalance.assignor.LeaveRequest;
+
+/**
+ * What the leader knows from the control topic when it assigns: the leave requests. Handed to the assignor as an
+ * object in the Kafka Streams config under {@link #CONFIG}, since Kafka makes a new assignor per rebalance.
+ */
+public interface ControlView {
+
+	/** Streams config key of the control view object. */
+	String CONFIG = "incremental.rebalance.control.view";
+
+	/**
+	 * The leave requests, current as of the last record read; must not block.
+	 * @return the requests
+	 */
+	List<LeaveRequest> leaveRequests();
+
+}
