@@ -26,8 +26,8 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * group is within the balancing factor. Pure: a {@link Group} in, a {@link Plan} out, nothing remembered.
  * <p>
  * The steps, each a method of {@link Round} named as in the design: classify the members, keep running tasks where
- * they run, place orphans (the second round of a move lands here, so before anything else is projected), drain
- * leaving members, balance, place standbys, schedule follow-ups.
+ * they run, drain leaving members, place orphans (the second round of a move lands here), balance, place standbys,
+ * schedule follow-ups.
  */
 public final class LearnerPlanner {
 
@@ -74,6 +74,12 @@ public final class LearnerPlanner {
 
 		private final Set<TaskId> decided = new HashSet<>();
 
+		/**
+		 * Members given a task this round (an orphan or a leaving member's task): they give none away for balance,
+		 * since what they give comes back as an orphan next round, judged against loads without what they took.
+		 */
+		private final Set<ProcessId> tookWork = new HashSet<>();
+
 		private final Map<ProcessId, HandOverReason> handOver = new HashMap<>();
 
 		private final List<Move> moves = new ArrayList<>();
@@ -112,8 +118,8 @@ public final class LearnerPlanner {
 
 		Plan plan() {
 			keepRunningTasks();
-			placeOrphans();
 			drainLeavingMembers();
+			placeOrphans();
 			if (!this.mixedModes) {
 				balance(false);
 				if (!this.unknownOffsets) {
@@ -179,6 +185,7 @@ public final class LearnerPlanner {
 			for (TaskId task : tasks) {
 				ProcessId target = target(task, leaver, this.mayTakeWork);
 				loads(task).add(target);
+				this.tookWork.add(target);
 				if (isStateful(task)) {
 					targets.put(task, target);
 					this.learnerAt.put(task, target);
@@ -219,15 +226,37 @@ public final class LearnerPlanner {
 		/**
 		 * Tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the most
 		 * caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
+		 * <p>
+		 * A stateful orphan with a caught-up candidate is typically the second round of a move, and its former owner
+		 * looks caught up too. All such orphans are placed against the same loads (those before any of them lands),
+		 * so the order they are placed in cannot push one onto its former owner; see
+		 * {@link #keepOnlyMovesNeverHandedBack}.
 		 */
 		private void placeOrphans() {
-			for (GroupTask task : this.group.tasks().values()) {
-				if (this.runningOwner.containsKey(task.id())) {
+			List<TaskId> orphans = this.group.tasks().keySet().stream()
+				.filter((task) -> !this.runningOwner.containsKey(task))
+				.toList();
+			Map<TaskId, ProcessId> warm = new TreeMap<>();
+			if (!this.mixedModes) {
+				for (TaskId task : orphans) {
+					if (isStateful(task) && this.mayTakeWork.stream().anyMatch((m) -> caughtUp(m.processId(), task))) {
+						warm.put(task, target(task, null, this.mayTakeWork));
+					}
+				}
+			}
+			warm.forEach((task, target) -> {
+				loads(task).add(target);
+				this.tookWork.add(target);
+				moveNow(task, Optional.empty(), target, "no running owner");
+			});
+			for (TaskId task : orphans) {
+				if (warm.containsKey(task)) {
 					continue;
 				}
-				ProcessId target = this.mixedModes ? leastLoaded(task.id(), this.mayTakeWork) : orphanTarget(task.id());
-				loads(task.id()).add(target);
-				moveNow(task.id(), Optional.empty(), target, "no running owner");
+				ProcessId target = this.mixedModes ? leastLoaded(task, this.mayTakeWork) : orphanTarget(task);
+				loads(task).add(target);
+				this.tookWork.add(target);
+				moveNow(task, Optional.empty(), target, "no running owner");
 			}
 		}
 
@@ -255,32 +284,92 @@ public final class LearnerPlanner {
 		 */
 		private void balance(boolean stateful) {
 			Loads loads = stateful ? this.statefulLoads : this.statelessLoads;
+			List<BalanceMove> chosen = new ArrayList<>();
+			Set<ProcessId> givers = new HashSet<>();
+			Set<ProcessId> takers = new HashSet<>(this.tookWork);
 			while (!loads.withinTolerance()) {
-				ProcessId from = loads.mostLoaded().orElseThrow();
-				Optional<Map.Entry<TaskId, ProcessId>> pick = movableTasks(from, stateful).stream()
-					.map((task) -> balanceTarget(task, from, loads).map((to) -> Map.entry(task, to)))
-					.flatMap(Optional::stream)
-					.findFirst();
+				Optional<BalanceMove> pick = warmestMove(stateful, loads, givers, takers)
+					.or(() -> loads.byLoadDescending().stream()
+						.filter((from) -> !takers.contains(from))
+						.flatMap((from) -> movableTasks(from, stateful).stream()
+							.map((task) -> balanceTarget(task, from, loads, givers)
+								.map((to) -> new BalanceMove(task, from, to)))
+							.flatMap(Optional::stream))
+						.findFirst());
 				if (pick.isEmpty()) {
-					return;
+					break;
 				}
-				TaskId task = pick.get().getKey();
-				ProcessId to = pick.get().getValue();
-				loads.remove(from);
-				loads.add(to);
-				this.decided.add(task);
-				if (!stateful || caughtUp(to, task)) {
-					moveNow(task, Optional.of(from), to, stateful ? "balance, learner ready" : "balance");
+				BalanceMove move = pick.get();
+				givers.add(move.from());
+				takers.add(move.to());
+				loads.remove(move.from());
+				loads.add(move.to());
+				this.decided.add(move.task());
+				chosen.add(move);
+			}
+			keepOnlyMovesNeverHandedBack(chosen, loads);
+			for (BalanceMove move : chosen) {
+				TaskId task = move.task();
+				if (!stateful || caughtUp(move.to(), task)) {
+					moveNow(task, Optional.of(move.from()), move.to(),
+							stateful ? "balance, learner ready" : "balance");
 				}
 				else if (this.balancingLearners < this.settings.maxWarmupReplicas()) {
 					this.balancingLearners++;
-					this.learnerAt.put(task, to);
-					waitFor(task, from, to, WaitReason.LEARNER_NOT_READY);
+					this.learnerAt.put(task, move.to());
+					waitFor(task, move.from(), move.to(), WaitReason.LEARNER_NOT_READY);
 				}
 				else {
-					waitFor(task, from, to, WaitReason.WARMUP_CAP);
+					waitFor(task, move.from(), move.to(), WaitReason.WARMUP_CAP);
 				}
 			}
+		}
+
+		/**
+		 * In the round after a move, the task has no running owner and both its new owner and its former owner look
+		 * caught up (the former reports the checkpoint it wrote when the task was revoked). Nothing in Kafka's input
+		 * tells them apart, so the orphan goes to the lower projected load. Keep only moves whose new owner will still
+		 * be strictly lighter then, with every move of this round done: {@code load(to) < load(from) + 1 task}; undo
+		 * the latest moves until that holds. The next round takes up what is undone.
+		 */
+		private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads) {
+			while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !loads.staysLighter(move.to(), move.from()))) {
+				BalanceMove undone = chosen.remove(chosen.size() - 1);
+				loads.remove(undone.to());
+				loads.add(undone.from());
+				this.decided.remove(undone.task());
+			}
+		}
+
+		/**
+		 * The move of an above-average member's task onto a lighter member that already holds state of it, the most
+		 * caught-up first: a learner placed in an earlier round is picked again, whichever member happens to be the
+		 * most loaded now.
+		 */
+		private Optional<BalanceMove> warmestMove(boolean stateful, Loads loads, Set<ProcessId> givers,
+				Set<ProcessId> takers) {
+			if (!stateful) {
+				return Optional.empty();
+			}
+			double mean = loads.meanLoad();
+			Comparator<BalanceMove> warmestFirst = Comparator
+				.comparingLong((BalanceMove move) -> this.members.get(move.to()).lag(move.task()))
+				.thenComparing(Comparator.comparingDouble((BalanceMove move) -> loads.load(move.from())).reversed())
+				.thenComparing(BalanceMove::task);
+			return this.active.entrySet().stream()
+				.filter((entry) -> isStateful(entry.getKey()) && mayTakeWork(entry.getValue())
+						&& !takers.contains(entry.getValue()) && loads.load(entry.getValue()) > mean)
+				.filter((entry) -> entry.getValue().equals(this.runningOwner.get(entry.getKey()))
+						&& !this.decided.contains(entry.getKey()))
+				.filter((entry) -> this.mayTakeWork.stream()
+					.anyMatch((member) -> member.holds(entry.getKey()) && !givers.contains(member.processId())
+							&& !member.processId().equals(entry.getValue())
+							&& loads.improves(entry.getValue(), member.processId())))
+				.map((entry) -> balanceTarget(entry.getKey(), entry.getValue(), loads, givers)
+					.map((to) -> new BalanceMove(entry.getKey(), entry.getValue(), to)))
+				.flatMap(Optional::stream)
+				.filter((move) -> this.members.get(move.to()).holds(move.task()))
+				.min(warmestFirst);
 		}
 
 		private List<TaskId> movableTasks(ProcessId from, boolean stateful) {
@@ -305,18 +394,24 @@ public final class LearnerPlanner {
 				.orElse(Long.MAX_VALUE);
 		}
 
-		private Optional<ProcessId> balanceTarget(TaskId task, ProcessId from, Loads loads) {
+		/**
+		 * A lighter member that gives no task away this round: a member that both gives and takes would see its
+		 * given task come back as an orphan next round, judged against a load without the task it took.
+		 */
+		private Optional<ProcessId> balanceTarget(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
 			List<GroupMember> lighter = this.mayTakeWork.stream()
-				.filter((member) -> !member.processId().equals(from) && loads.improves(from, member.processId()))
+				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
+						&& loads.improves(from, member.processId()))
 				.toList();
 			return lighter.isEmpty() ? Optional.empty() : Optional.of(target(task, from, lighter));
 		}
 
 		/**
 		 * Where a task should go: among caught-up candidates the lowest projected load, then the lowest lag, then the
-		 * newest member, then the id; when none is caught up, the lowest projected load, then the lowest lag (a warming
-		 * learner keeps its task round after round), then the member warming up the fewest learners (restoring is
-		 * CPU-bound: spread it), then the newest member.
+		 * newest member, then the id. When none is caught up, a member already holding state of the task, the most
+		 * caught-up first: so a learner keeps its task round after round, by any leader, even when the projected
+		 * loads shift as other moves complete. Then the lowest projected load, the member warming up the fewest
+		 * learners (restoring is CPU-bound: spread it), the newest member.
 		 */
 		private ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates) {
 			Loads loads = loads(task);
@@ -337,8 +432,10 @@ public final class LearnerPlanner {
 			}
 			Comparator<GroupMember> fewerLearners = Comparator
 				.comparingLong((member) -> this.learnerAt.values().stream().filter(member.processId()::equals).count());
+			Comparator<GroupMember> holdersFirst = Comparator.comparing((member) -> !member.holds(task));
 			return others.stream()
-				.min(byLoad.thenComparing(byLag)
+				.min(holdersFirst.thenComparing(byLag)
+					.thenComparing(byLoad)
 					.thenComparing(fewerLearners)
 					.thenComparing(newestFirst)
 					.thenComparing(GroupMember::processId))
@@ -358,7 +455,7 @@ public final class LearnerPlanner {
 
 		/**
 		 * With lags unknown nobody can tell a learner from a leftover directory: keep every standby that members
-		 * already hold, so no warming learner is dropped for one bad round.
+		 * already hold of a task without a learner this round, so no warming learner is dropped for one bad round.
 		 */
 		private void keepLearnersWhileOffsetsAreUnknown() {
 			for (GroupMember member : this.mayTakeWork) {
@@ -367,7 +464,7 @@ public final class LearnerPlanner {
 				}
 				for (TaskId task : member.previousStandby()) {
 					if (isStateful(task) && !member.processId().equals(this.active.get(task))
-							&& !member.processId().equals(this.learnerAt.get(task))) {
+							&& !this.learnerAt.containsKey(task)) {
 						this.standbys.computeIfAbsent(task, (t) -> new TreeSet<>()).add(member.processId());
 					}
 				}
@@ -496,6 +593,9 @@ public final class LearnerPlanner {
 			return this.members.get(member).instanceId();
 		}
 
+	}
+
+	private record BalanceMove(TaskId task, ProcessId from, ProcessId to) {
 	}
 
 }

@@ -5,7 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 
@@ -25,11 +25,14 @@ final class Loads {
 	private final double balancingFactor;
 
 	Loads(Collection<GroupMember> members, double balancingFactor) {
+		this(members.stream().collect(Collectors.toMap(GroupMember::processId, GroupMember::capacity)),
+				balancingFactor);
+	}
+
+	Loads(Map<ProcessId, Integer> capacities, double balancingFactor) {
 		this.balancingFactor = balancingFactor;
-		for (GroupMember member : members) {
-			this.capacity.put(member.processId(), member.capacity());
-			this.tasks.put(member.processId(), 0);
-		}
+		this.capacity.putAll(capacities);
+		capacities.keySet().forEach((member) -> this.tasks.put(member, 0));
 	}
 
 	void add(ProcessId member) {
@@ -59,34 +62,43 @@ final class Loads {
 		return loadWithOneMore(to) < load(from) - EPSILON;
 	}
 
-	Optional<ProcessId> mostLoaded() {
+	double meanLoad() {
+		return this.tasks.keySet().stream().mapToDouble(this::load).average().orElse(0);
+	}
+
+	/**
+	 * Whether {@code lighter} carries strictly less than {@code heavier} would with one more task.
+	 */
+	boolean staysLighter(ProcessId lighter, ProcessId heavier) {
+		return load(lighter) < loadWithOneMore(heavier) - EPSILON;
+	}
+
+	/**
+	 * Members in the order work is taken from them: most loaded first.
+	 */
+	List<ProcessId> byLoadDescending() {
 		return this.tasks.keySet().stream()
-			.max(Comparator.comparingDouble(this::load).thenComparing(Comparator.reverseOrder()));
+			.sorted(Comparator.comparingDouble(this::load).reversed().thenComparing(Comparator.naturalOrder()))
+			.toList();
 	}
 
 	/**
 	 * Whether the bucket is within tolerance: the most loaded member carries at most the factor times the least
-	 * loaded one, or moving one task from the one to the other would not narrow the spread.
+	 * loaded one, or no move from a most loaded to a least loaded member {@link #improves improves} the bucket (a
+	 * move that would only swap who is the most loaded is no move at all).
 	 */
 	boolean withinTolerance() {
 		if (this.tasks.size() < 2) {
 			return true;
 		}
-		List<ProcessId> members = List.copyOf(this.tasks.keySet());
-		ProcessId most = members.stream().max(Comparator.comparingDouble(this::load)).orElseThrow();
-		ProcessId least = members.stream().min(Comparator.comparingDouble(this::load)).orElseThrow();
-		double max = load(most);
-		double min = load(least);
+		double max = this.tasks.keySet().stream().mapToDouble(this::load).max().orElse(0);
+		double min = this.tasks.keySet().stream().mapToDouble(this::load).min().orElse(0);
 		if (max <= this.balancingFactor * min + EPSILON) {
 			return true;
 		}
-		remove(most);
-		add(least);
-		double spreadAfter = members.stream().mapToDouble(this::load).max().orElse(0)
-				- members.stream().mapToDouble(this::load).min().orElse(0);
-		remove(least);
-		add(most);
-		return spreadAfter >= max - min - EPSILON;
+		List<ProcessId> most = this.tasks.keySet().stream().filter((m) -> load(m) >= max - EPSILON).toList();
+		List<ProcessId> least = this.tasks.keySet().stream().filter((m) -> load(m) <= min + EPSILON).toList();
+		return most.stream().noneMatch((from) -> least.stream().anyMatch((to) -> improves(from, to)));
 	}
 
 }

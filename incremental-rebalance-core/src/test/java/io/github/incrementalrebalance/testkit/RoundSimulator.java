@@ -176,6 +176,22 @@ public final class RoundSimulator {
 	}
 
 	/**
+	 * A member keeps state of a task it does not run: a leftover directory or a half-warm standby.
+	 * @param name instance id
+	 * @param task the task
+	 * @param lag how far its state is behind the changelog end
+	 * @return this simulator
+	 */
+	public RoundSimulator holds(String name, TaskId task, long lag) {
+		Member member = member(name);
+		if (!isStateful(task) || member.active.containsKey(task)) {
+			throw new IllegalArgumentException(name + " cannot hold state of " + task);
+		}
+		member.offsets.put(task, Math.max(0, endOffset(task) - lag));
+		return this;
+	}
+
+	/**
 	 * A new member joins (it takes part from the next rebalance).
 	 * @param name instance id
 	 * @param threads capacity
@@ -494,6 +510,10 @@ public final class RoundSimulator {
 
 	public long endOffset(TaskId task) {
 		return this.endOffsets.getOrDefault(task, 0L);
+	}
+
+	public ProcessId processId(String name) {
+		return member(name).processId;
 	}
 
 	public int threads(String name) {

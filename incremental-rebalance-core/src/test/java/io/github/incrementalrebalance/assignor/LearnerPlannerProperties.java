@@ -1,0 +1,330 @@
+package io.github.incrementalrebalance.assignor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.SortedSet;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.RoundSimulator;
+import io.github.incrementalrebalance.testkit.RoundSimulator.Round;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Random groups (1-50 members of 1-4 threads, 1-500 stateful and stateless tasks, leaving members with and without
+ * deadlines, leftover state, rounds without end offsets, members in mode upgrading) iterated round by round on the
+ * simulator, learners warming up between rounds and leaving members acting on their plan. Every round must hold the
+ * invariants of the design; the group must settle within {@code 2 x ceil(moves / max.warmup.replicas) + 3} rounds.
+ */
+class LearnerPlannerProperties {
+
+	private static final long STATE = 100_000;
+
+	private static final long ACCEPTABLE_LAG = 10_000;
+
+	private static final double FACTOR = 2.0;
+
+	@Property(tries = 150)
+	void everyRoundHoldsTheInvariantsAndTheGroupSettles(@ForAll @IntRange(min = 1, max = 50) int memberCount,
+			@ForAll @IntRange(min = 1, max = 500) int taskCount, @ForAll @IntRange(min = 1, max = 4) int maxThreads,
+			@ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas, @ForAll long seed) {
+		Random random = new Random(seed);
+		Scenario scenario = Scenario.random(random, memberCount, taskCount, maxThreads, maxWarmupReplicas);
+		RoundSimulator sim = scenario.simulator;
+		Round previous = null;
+		boolean changedSincePrevious = true;
+		int counted = 0;
+		int unknownOffsetRounds = 0;
+		Set<TaskId> moved = new HashSet<>();
+		int maxRounds = 2 * taskCount / maxWarmupReplicas + 40;
+		for (int i = 0; i < maxRounds; i++) {
+			Map<String, SortedSet<TaskId>> before = new HashMap<>();
+			sim.memberNames().forEach((name) -> before.put(name, sim.activeTasks(name)));
+			boolean unknownOffsets = random.nextInt(10) == 0;
+			if (unknownOffsets) {
+				sim.unknownOffsetsNextRound();
+				unknownOffsetRounds++;
+			}
+			boolean nothingAsks = nothingAsks(sim, before, scenario);
+			Round round = sim.rebalance();
+			counted++;
+			checkInvariants(sim, round, before, scenario, unknownOffsets);
+			if (nothingAsks) {
+				assertThat(round.plan().moves()).as("moves when nothing asks").isEmpty();
+				assertThat(learners(round.plan())).as("learners when nothing asks").isEmpty();
+			}
+			if (previous != null && !changedSincePrevious) {
+				checkNoHandBack(previous, round);
+				checkNoLearnerChurn(sim, previous, round);
+			}
+			round.revoked().values().forEach(moved::addAll);
+			if (settled(sim, round, scenario)) {
+				int moves = moved.size();
+				int bound = 2 * (int) Math.ceil(moves / (double) maxWarmupReplicas) + 3 + 2 * unknownOffsetRounds;
+				assertThat(counted).as("rounds to settle %d moves", moves).isLessThanOrEqualTo(bound);
+				return;
+			}
+			previous = round;
+			changedSincePrevious = false;
+			if (round.revokedOnly()) {
+				continue;
+			}
+			for (MemberPlan member : round.plan().members()) {
+				if (member.handOver().isPresent()) {
+					sim.leavesGroup(member.instanceId());
+					changedSincePrevious = true;
+				}
+			}
+			advanceUntilLearnersReady(sim, round.plan());
+		}
+		Round last = sim.rounds().get(sim.rounds().size() - 1);
+		throw new AssertionError("the group did not settle in " + maxRounds + " rounds: " + last.plan().explain(last.at()));
+	}
+
+	private static void checkInvariants(RoundSimulator sim, Round round, Map<String, SortedSet<TaskId>> before,
+			Scenario scenario, boolean unknownOffsets) {
+		assertThat(round.error()).isEqualTo(AssignmentError.NONE);
+		assertThat(round.plan()).as("a learner plan, not the fallback").isNotNull();
+		assertThat(sim.assignorStatus().fallbacks()).isZero();
+		Plan plan = round.plan();
+		assertThat(plan.members()).extracting(MemberPlan::instanceId)
+			.containsExactlyInAnyOrderElementsOf(before.keySet());
+		Map<TaskId, String> owner = new HashMap<>();
+		for (MemberPlan member : plan.members()) {
+			for (TaskId task : member.active()) {
+				assertThat(owner.put(task, member.instanceId())).as("second owner of %s", task).isNull();
+			}
+		}
+		assertThat(owner.keySet()).containsExactlyInAnyOrderElementsOf(sim.tasks());
+		int balancingLearners = 0;
+		for (MemberPlan member : plan.members()) {
+			Set<TaskId> replicas = member.standbyTasks();
+			if (member.leaving()) {
+				assertThat(replicas).as("learners or standbys on leaving %s", member.instanceId()).isEmpty();
+			}
+			for (TaskId task : replicas) {
+				assertThat(sim.isStateful(task)).as("standby of stateless %s", task).isTrue();
+				assertThat(owner.get(task)).as("standby of %s on its owner", task).isNotEqualTo(member.instanceId());
+			}
+			for (TaskId task : member.learning().keySet()) {
+				boolean drain = plan.member(owner.get(task)).map(MemberPlan::leaving).orElse(false);
+				if (!drain) {
+					balancingLearners++;
+				}
+			}
+		}
+		assertThat(balancingLearners).as("balancing learners").isLessThanOrEqualTo(scenario.maxWarmupReplicas);
+		if (unknownOffsets) {
+			before.forEach((name, tasks) -> tasks.stream().filter(sim::isStateful).forEach((task) -> assertThat(
+					owner.get(task)).as("stateful %s moved in a round without end offsets", task).isEqualTo(name)));
+		}
+	}
+
+	/**
+	 * A task revoked from a member that is not leaving is not given back to it in the next round.
+	 */
+	private static void checkNoHandBack(Round previous, Round round) {
+		previous.revoked().forEach((member, tasks) -> {
+			boolean leaving = previous.plan().member(member).map(MemberPlan::leaving).orElse(true);
+			if (!leaving) {
+				for (TaskId task : tasks) {
+					assertThat(round.plan().member(member).orElseThrow().active()).as("%s handed back to %s", task,
+							member).doesNotContain(task);
+				}
+			}
+		});
+	}
+
+	/**
+	 * A learner of a task that has not moved stays on its member: its warm-up is never given up for a colder one.
+	 * What may supersede it is warmer: a replica elsewhere that is already caught up or more caught up (a standby,
+	 * or state kept from an earlier owner), a member that already kept a standby of the task (the two replicas swap
+	 * names, neither restarts), or a warm task its member took this round instead, after which the load asks for the
+	 * learner elsewhere.
+	 */
+	private static void checkNoLearnerChurn(RoundSimulator sim, Round previous, Round round) {
+		Set<String> tookWarmTask = new HashSet<>();
+		round.plan().moves().forEach((move) -> tookWarmTask.add(move.to()));
+		for (MemberPlan member : previous.plan().members()) {
+			for (TaskId task : member.learning().keySet()) {
+				String owner = ownerOf(previous.plan(), task);
+				boolean superseded = round.plan().members().stream()
+					.anyMatch((other) -> other.learning().containsKey(task) && other.learning().get(task).ready()
+							&& !other.instanceId().equals(member.instanceId()));
+				if (!owner.equals(ownerOf(round.plan(), task)) || superseded
+						|| tookWarmTask.contains(member.instanceId())) {
+					continue;
+				}
+				long learnerLag = sim.lag(member.instanceId(), task);
+				round.plan().members().stream()
+					.filter((other) -> other.learning().containsKey(task))
+					.filter((other) -> !previous.plan().member(other.instanceId())
+						.map((before) -> before.standbyTasks().contains(task))
+						.orElse(false))
+					.filter((other) -> other.learning().get(task).lag() >= learnerLag)
+					.forEach((other) -> assertThat(other.instanceId()).as("learner of %s moved", task)
+						.isEqualTo(member.instanceId()));
+				if (round.plan().member(owner).map(MemberPlan::leaving).orElse(false)) {
+					assertThat(round.plan().members()).as("drain learner of %s dropped", task)
+						.anyMatch((m) -> m.learning().containsKey(task));
+				}
+			}
+		}
+	}
+
+	private static boolean nothingAsks(RoundSimulator sim, Map<String, SortedSet<TaskId>> before, Scenario scenario) {
+		if (!scenario.leaving.stream().filter(sim.memberNames()::contains).toList().isEmpty()
+				|| scenario.upgrading.stream().anyMatch(sim.memberNames()::contains)) {
+			return false;
+		}
+		Set<TaskId> owned = new HashSet<>();
+		before.values().forEach(owned::addAll);
+		if (!owned.containsAll(sim.tasks())) {
+			return false;
+		}
+		return withinTolerance(sim, before, true) && withinTolerance(sim, before, false);
+	}
+
+	private static boolean settled(RoundSimulator sim, Round round, Scenario scenario) {
+		Plan plan = round.plan();
+		if (round.revokedOnly() || plan.members().stream().anyMatch(MemberPlan::leaving)) {
+			return false;
+		}
+		if (scenario.upgrading.stream().anyMatch(sim.memberNames()::contains)) {
+			return true;
+		}
+		Map<String, SortedSet<TaskId>> actives = new HashMap<>();
+		plan.members().forEach((member) -> actives.put(member.instanceId(), member.active()));
+		return plan.waiting().isEmpty() && learners(plan).isEmpty() && withinTolerance(sim, actives, true)
+				&& withinTolerance(sim, actives, false);
+	}
+
+	private static boolean withinTolerance(RoundSimulator sim, Map<String, SortedSet<TaskId>> actives,
+			boolean stateful) {
+		Map<ProcessId, Integer> capacities = new HashMap<>();
+		actives.keySet().forEach((name) -> capacities.put(sim.processId(name), sim.threads(name)));
+		Loads loads = new Loads(capacities, FACTOR);
+		actives.forEach((name, tasks) -> tasks.stream()
+			.filter((task) -> sim.isStateful(task) == stateful)
+			.forEach((task) -> loads.add(sim.processId(name))));
+		return loads.withinTolerance();
+	}
+
+	private static List<TaskId> learners(Plan plan) {
+		List<TaskId> learners = new ArrayList<>();
+		plan.members().forEach((member) -> learners.addAll(member.learning().keySet()));
+		return learners;
+	}
+
+	private static String ownerOf(Plan plan, TaskId task) {
+		return plan.members().stream()
+			.filter((member) -> member.active().contains(task))
+			.map(MemberPlan::instanceId)
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static void advanceUntilLearnersReady(RoundSimulator sim, Plan plan) {
+		for (int second = 0; second < 120; second++) {
+			boolean allReady = plan.members().stream()
+				.filter((member) -> sim.memberNames().contains(member.instanceId()))
+				.allMatch((member) -> member.learning().keySet().stream()
+					.allMatch((task) -> sim.lag(member.instanceId(), task) <= ACCEPTABLE_LAG));
+			if (allReady && second > 0) {
+				return;
+			}
+			sim.advance(Duration.ofSeconds(1));
+		}
+	}
+
+	/**
+	 * A random group and what its members do.
+	 */
+	private static final class Scenario {
+
+		private final RoundSimulator simulator;
+
+		private final int maxWarmupReplicas;
+
+		private final List<String> leaving = new ArrayList<>();
+
+		private final List<String> upgrading = new ArrayList<>();
+
+		private Scenario(RoundSimulator simulator, int maxWarmupReplicas) {
+			this.simulator = simulator;
+			this.maxWarmupReplicas = maxWarmupReplicas;
+		}
+
+		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup) {
+			int statefulCount = random.nextInt(taskCount + 1);
+			RoundSimulator sim = new RoundSimulator()
+				.kafkaSettings(ACCEPTABLE_LAG, maxWarmup, random.nextInt(4) == 0 ? 1 : 0)
+				.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
+						random.nextBoolean() ? "eager" : "conservative")
+				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, FACTOR)
+				.statefulTasks(statefulCount, STATE)
+				.statelessTasks(taskCount - statefulCount)
+				.writes(random.nextBoolean() ? 0 : 1_000);
+			Scenario scenario = new Scenario(sim, maxWarmup);
+			List<String> names = new ArrayList<>();
+			Map<String, List<TaskId>> running = new HashMap<>();
+			for (int i = 0; i < memberCount; i++) {
+				names.add("M" + i);
+				running.put("M" + i, new ArrayList<>());
+			}
+			for (TaskId task : sim.tasks()) {
+				if (random.nextInt(100) < 85) {
+					// skewed towards the first members, so there is imbalance to fix
+					int index = (int) (Math.pow(random.nextDouble(), 2) * memberCount);
+					running.get(names.get(index)).add(task);
+				}
+			}
+			boolean upgrading = memberCount > 1 && random.nextInt(10) == 0;
+			for (int i = 0; i < memberCount; i++) {
+				String name = names.get(i);
+				int threads = 1 + random.nextInt(maxThreads);
+				if (upgrading && i == memberCount - 1 && running.get(name).isEmpty()) {
+					sim.joinsUpgrading(name, threads);
+					scenario.upgrading.add(name);
+				}
+				else {
+					sim.running(name, threads, running.get(name).toArray(TaskId[]::new));
+				}
+			}
+			for (TaskId task : sim.tasks()) {
+				if (sim.isStateful(task) && random.nextInt(5) == 0) {
+					String holder = names.get(random.nextInt(memberCount));
+					if (!running.get(holder).contains(task)) {
+						sim.holds(holder, task, random.nextInt((int) STATE));
+					}
+				}
+			}
+			for (int i = 1; i < memberCount; i++) {
+				if (random.nextInt(100) < 15) {
+					String name = names.get(i);
+					int deadline = random.nextInt(5);
+					Optional<Duration> timeout = (deadline == 0) ? Optional.of(Duration.ZERO)
+							: (deadline == 1) ? Optional.of(Duration.ofSeconds(10 + random.nextInt(50))) : Optional.empty();
+					sim.requestsLeave(name, timeout);
+					scenario.leaving.add(name);
+				}
+			}
+			return scenario;
+		}
+
+	}
+
+}
