@@ -560,7 +560,8 @@ public final class LearnerPlanner {
 
 		private void moveNow(TaskId task, Optional<ProcessId> from, ProcessId to, String why) {
 			this.active.put(task, to);
-			this.moves.add(new Move(task, from.map(this::name), name(to), why));
+			long lag = isStateful(task) ? this.members.get(to).lag(task) : 0;
+			this.moves.add(new Move(task, from.map(this::name), name(to), why, lag));
 		}
 
 		private void waitFor(TaskId task, ProcessId from, ProcessId to, WaitReason reason) {
