@@ -2,12 +2,9 @@ package io.github.incrementalrebalance.member;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
@@ -28,11 +25,9 @@ import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
  * then free the member's tasks at once instead of after {@code session.timeout.ms}. Use one supplier per
  * {@code KafkaStreams} instance.
  */
-public final class MemberClientSupplier implements KafkaClientSupplier {
+public final class MemberClientSupplier extends ForwardingClientSupplier {
 
 	static final String LEAVE_GROUP_ON_CLOSE_CONFIG = "internal.leave.group.on.close";
-
-	private final KafkaClientSupplier delegate;
 
 	private final RebalanceTrigger rebalanceTrigger = new RebalanceTrigger();
 
@@ -50,7 +45,7 @@ public final class MemberClientSupplier implements KafkaClientSupplier {
 	 * @param delegate the application's own supplier
 	 */
 	public MemberClientSupplier(KafkaClientSupplier delegate) {
-		this.delegate = Objects.requireNonNull(delegate, "delegate");
+		super(delegate);
 	}
 
 	/**
@@ -70,32 +65,12 @@ public final class MemberClientSupplier implements KafkaClientSupplier {
 	}
 
 	@Override
-	public Admin getAdmin(Map<String, Object> config) {
-		return this.delegate.getAdmin(config);
-	}
-
-	@Override
-	public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-		return this.delegate.getProducer(config);
-	}
-
-	@Override
 	public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
 		Map<String, Object> leaving = new HashMap<>(config);
 		leaving.put(LEAVE_GROUP_ON_CLOSE_CONFIG, true);
 		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
-		return new MemberConsumer(this.delegate.getConsumer(leaving), this.rebalanceTrigger, this.leaveOnClose,
+		return new MemberConsumer(delegate().getConsumer(leaving), this.rebalanceTrigger, this.leaveOnClose,
 				staticMember);
-	}
-
-	@Override
-	public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
-		return this.delegate.getRestoreConsumer(config);
-	}
-
-	@Override
-	public Consumer<byte[], byte[]> getGlobalConsumer(Map<String, Object> config) {
-		return this.delegate.getGlobalConsumer(config);
 	}
 
 }

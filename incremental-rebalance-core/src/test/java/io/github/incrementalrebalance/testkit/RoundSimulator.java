@@ -100,7 +100,8 @@ public final class RoundSimulator {
 	}
 
 	/**
-	 * Set a learner key (as in the Streams config), e.g. {@code learner.rebalance.trigger}.
+	 * Set a learner key (as in the Streams config), e.g. {@code learner.rebalance.trigger}, or replace an object the
+	 * simulator hands the assignor, e.g. the {@link ControlView}.
 	 * @param key the key
 	 * @param value the value
 	 * @return this simulator
@@ -357,10 +358,11 @@ public final class RoundSimulator {
 		SimulatedApplicationState state = applicationState();
 		this.unknownOffsetsNextRound = false;
 		Plan[] plan = new Plan[1];
-		Map<String, Object> assignorConfig = new HashMap<>(this.config);
+		Map<String, Object> assignorConfig = new HashMap<>();
 		assignorConfig.put(ControlView.CONFIG, this.controlView);
 		assignorConfig.put(AssignorStatus.CONFIG, this.status);
 		assignorConfig.put(LearnerTaskAssignor.CLOCK_CONFIG, this.clock);
+		assignorConfig.putAll(this.config);
 		assignorConfig.put(PlanListener.CONFIG, (PlanListener) (computed, error) -> plan[0] = computed);
 		LearnerTaskAssignor assignor = new LearnerTaskAssignor();
 		assignor.configure(assignorConfig);

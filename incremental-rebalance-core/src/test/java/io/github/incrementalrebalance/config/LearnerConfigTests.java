@@ -1,0 +1,81 @@
+package io.github.incrementalrebalance.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.github.incrementalrebalance.assignor.LearnerRebalance;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class LearnerConfigTests {
+
+	@Test
+	void defaultsWithoutAnyKey() {
+		LearnerConfig config = new LearnerConfig(Map.of());
+		assertThat(config.rebalancingMode()).isEqualTo(RebalancingMode.INCREMENTAL);
+		assertThat(config.scaleDownTimeout()).isEmpty();
+		assertThat(config.balancingFactor()).isEqualTo(2.0);
+		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.CONSERVATIVE);
+		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void readsEveryKeyAsKafkaPropertiesGiveThem() {
+		LearnerConfig config = new LearnerConfig(Map.of("stream.rebalancing.mode", "UPGRADING",
+				"scale.down.timeout.ms", "60000", "stream.worker.balancing.factor", "1.5",
+				"learner.rebalance.trigger", "eager", "learner.probe.interval.ms", 5000L));
+		assertThat(config.rebalancingMode()).isEqualTo(RebalancingMode.UPGRADING);
+		assertThat(config.scaleDownTimeout()).contains(Duration.ofMinutes(1));
+		assertThat(config.balancingFactor()).isEqualTo(1.5);
+		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.EAGER);
+		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void balancingFactorBelowOneNamesTheKeyAndTheMinimum() {
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("stream.worker.balancing.factor", "0.5")))
+			.withMessageContaining("stream.worker.balancing.factor")
+			.withMessageContaining("0.5")
+			.withMessageContaining("at least 1.0");
+	}
+
+	@Test
+	void unknownModeNamesTheKeyAndTheAcceptedValues() {
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("stream.rebalancing.mode", "fast")))
+			.withMessageContaining("stream.rebalancing.mode")
+			.withMessageContaining("INCREMENTAL")
+			.withMessageContaining("UPGRADING");
+	}
+
+	@Test
+	void unknownTriggerNamesTheKeyAndTheAcceptedValues() {
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("learner.rebalance.trigger", "sometimes")))
+			.withMessageContaining("learner.rebalance.trigger")
+			.withMessageContaining("EAGER")
+			.withMessageContaining("CONSERVATIVE");
+	}
+
+	@Test
+	void negativeScaleDownTimeoutNamesTheKeyAndWhatIsAccepted() {
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("scale.down.timeout.ms", "-1")))
+			.withMessageContaining("scale.down.timeout.ms")
+			.withMessageContaining("must be >= 0 milliseconds, or unset to wait for learners");
+	}
+
+	@Test
+	void nonPositiveProbeIntervalNamesTheKey() {
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("learner.probe.interval.ms", "0")))
+			.withMessageContaining("learner.probe.interval.ms")
+			.withMessageContaining("at least 1");
+	}
+
+}
