@@ -22,10 +22,12 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * directories
  * @param lags per changelogged task: {@link #RUNNING} where it runs the task, {@link #UNKNOWN} when the leader could
  * not read end offsets this round, else how many changelog records it misses
+ * @param rackTags its values of the client tags named by {@code rack.aware.assignment.tags}: standbys of a task go
+ * to members whose values differ from its owner's first
  */
 public record GroupMember(ProcessId processId, String instanceId, String incarnation, int capacity,
 		RebalancingMode mode, Instant startedAt, Set<TaskId> previousActive, Set<TaskId> previousStandby,
-		Map<TaskId, Long> lags) {
+		Map<TaskId, Long> lags, Map<String, String> rackTags) {
 
 	/** Kafka's lag of a task running active on the member. */
 	public static final long RUNNING = -2;
@@ -45,6 +47,7 @@ public record GroupMember(ProcessId processId, String instanceId, String incarna
 		previousActive = Set.copyOf(previousActive);
 		previousStandby = Set.copyOf(previousStandby);
 		lags = Map.copyOf(lags);
+		rackTags = Map.copyOf(rackTags);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.assignor;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,8 +30,9 @@ final class GroupReader {
 	static Group read(ApplicationState state, PlannerSettings settings, List<LeaveRequest> leaveRequests,
 			Instant now) {
 		List<GroupMember> members = new ArrayList<>();
+		List<String> rackTagKeys = state.assignmentConfigs().rackAwareAssignmentTags();
 		for (KafkaStreamsState client : state.kafkaStreamsStates(true).values()) {
-			members.add(member(client));
+			members.add(member(client, rackTagKeys));
 		}
 		List<GroupTask> tasks = state.allTasks().values().stream()
 			.map((task) -> new GroupTask(task.id(), hasChangelog(task)))
@@ -42,15 +44,22 @@ final class GroupReader {
 	 * A member without identity tags (a plain Kafka Streams instance) is named by its process id and counts as
 	 * incremental, started at the epoch.
 	 */
-	private static GroupMember member(KafkaStreamsState client) {
+	private static GroupMember member(KafkaStreamsState client, List<String> rackTagKeys) {
 		Map<TaskId, Long> lags = client.statefulTasksToLagSums();
+		Map<String, String> rackTags = new HashMap<>();
+		rackTagKeys.forEach((key) -> {
+			String value = client.clientTags().get(key);
+			if (value != null) {
+				rackTags.put(key, value);
+			}
+		});
 		return MemberIdentity.fromClientTags(client.clientTags())
 			.map((identity) -> new GroupMember(client.processId(), identity.instanceId(), identity.incarnation(),
 					client.numProcessingThreads(), identity.mode(), identity.startedAt(),
-					client.previousActiveTasks(), client.previousStandbyTasks(), lags))
+					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags))
 			.orElseGet(() -> new GroupMember(client.processId(), client.processId().id().toString(), "",
 					client.numProcessingThreads(), RebalancingMode.INCREMENTAL, Instant.EPOCH,
-					client.previousActiveTasks(), client.previousStandbyTasks(), lags));
+					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags));
 	}
 
 	/**

@@ -473,7 +473,8 @@ public final class LearnerPlanner {
 
 		/**
 		 * {@code num.standby.replicas} per stateful task, on members that neither run it nor learn it and are not
-		 * leaving, previous holders first.
+		 * leaving: first those whose rack tags share the fewest values with the task's owner and its other replicas
+		 * (so a zone can fail), then previous holders, the most caught up first, then the fewest standbys.
 		 */
 		private void placeStandbys() {
 			int replicas = this.settings.numStandbyReplicas();
@@ -487,24 +488,32 @@ public final class LearnerPlanner {
 					continue;
 				}
 				Set<ProcessId> holders = this.standbys.computeIfAbsent(task.id(), (t) -> new TreeSet<>());
-				List<GroupMember> candidates = this.group.members().stream()
-					.filter((member) -> !this.leaving.containsKey(member.processId()))
-					.filter((member) -> !member.processId().equals(this.active.get(task.id()))
-							&& !member.processId().equals(this.learnerAt.get(task.id()))
-							&& !holders.contains(member.processId()))
-					.sorted(Comparator.comparing((GroupMember member) -> !member.holds(task.id()))
-						.thenComparingLong((member) -> member.lag(task.id()))
-						.thenComparingInt((member) -> standbyCount.getOrDefault(member.processId(), 0))
-						.thenComparing(GroupMember::processId))
-					.toList();
-				for (GroupMember member : candidates) {
-					if (holders.size() >= replicas) {
+				while (holders.size() < replicas) {
+					Set<ProcessId> replicasOfTask = new HashSet<>(holders);
+					Optional.ofNullable(this.active.get(task.id())).ifPresent(replicasOfTask::add);
+					Optional.ofNullable(this.learnerAt.get(task.id())).ifPresent(replicasOfTask::add);
+					Optional<GroupMember> next = this.group.members().stream()
+						.filter((member) -> !this.leaving.containsKey(member.processId())
+								&& !replicasOfTask.contains(member.processId()))
+						.min(Comparator.comparingLong((GroupMember member) -> sharedRackTags(member, replicasOfTask))
+							.thenComparing((member) -> !member.holds(task.id()))
+							.thenComparingLong((member) -> member.lag(task.id()))
+							.thenComparingInt((member) -> standbyCount.getOrDefault(member.processId(), 0))
+							.thenComparing(GroupMember::processId));
+					if (next.isEmpty()) {
 						break;
 					}
-					holders.add(member.processId());
-					standbyCount.merge(member.processId(), 1, Integer::sum);
+					holders.add(next.get().processId());
+					standbyCount.merge(next.get().processId(), 1, Integer::sum);
 				}
 			}
+		}
+
+		private long sharedRackTags(GroupMember candidate, Set<ProcessId> replicas) {
+			return candidate.rackTags().entrySet().stream()
+				.filter((tag) -> replicas.stream()
+					.anyMatch((replica) -> tag.getValue().equals(this.members.get(replica).rackTags().get(tag.getKey()))))
+				.count();
 		}
 
 		/**

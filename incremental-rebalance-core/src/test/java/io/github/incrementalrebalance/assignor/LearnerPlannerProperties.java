@@ -135,6 +135,10 @@ class LearnerPlannerProperties {
 			}
 		}
 		assertThat(balancingLearners).as("balancing learners").isLessThanOrEqualTo(scenario.maxWarmupReplicas);
+		if (scenario.upgrading.stream().anyMatch(before::containsKey)) {
+			assertThat(plan.mixedModes()).isTrue();
+			assertThat(learners(plan)).as("learners while a member runs mode upgrading").isEmpty();
+		}
 		if (unknownOffsets) {
 			before.forEach((name, tasks) -> tasks.stream().filter(sim::isStateful).forEach((task) -> assertThat(
 					owner.get(task)).as("stateful %s moved in a round without end offsets", task).isEqualTo(name)));

@@ -178,6 +178,48 @@ class SeedWalkthroughTests {
 		assertThat(last.plan().waiting()).isEmpty();
 	}
 
+	@Test
+	void memberInModeUpgradingMeansNoLearnersAndALeavingMemberLeavesAtOnce() {
+		RoundSimulator sim = seedGroup(LearnerRebalance.CONSERVATIVE).joinsUpgrading("S4", 1);
+		sim.requestsLeave("S2", Optional.empty());
+
+		Round round = valid(sim.rebalance());
+
+		assertThat(round.plan().mixedModes()).isTrue();
+		assertThat(round.plan().members()).allSatisfy((member) -> assertThat(member.learning()).isEmpty());
+		assertThat(round.plan().member("S2").orElseThrow().handOver()).contains(HandOverReason.LEARNERS_UNAVAILABLE);
+		assertThat(round.assigned("S2")).as("it keeps its tasks until it leaves").containsExactly(T3, T4);
+		assertThat(round.plan().explain(sim.now())).contains("a member runs mode upgrading: no learners");
+	}
+
+	@Test
+	void onlyMemberAskedToLeaveLeavesAtOnce() {
+		RoundSimulator sim = new RoundSimulator().statefulTasks(2, STATE).running("S1", 1, T1, T2);
+		sim.requestsLeave("S1", Optional.empty());
+
+		Round round = valid(sim.rebalance());
+
+		assertThat(round.plan().member("S1").orElseThrow().handOver()).contains(HandOverReason.NO_OTHER_MEMBER);
+		assertThat(round.assigned("S1")).containsExactly(T1, T2);
+	}
+
+	@Test
+	void roundWithoutEndOffsetsMovesNoStatefulTaskAndRetriesSoon() {
+		RoundSimulator sim = seedGroup(LearnerRebalance.EAGER);
+		sim.joins("S4", 1);
+		Round first = valid(sim.rebalance());
+		TaskId learned = first.learning("S4").first();
+		sim.advanceUntilReady("S4", learned, STEP);
+
+		Round unknown = valid(sim.unknownOffsetsNextRound().rebalance());
+
+		assertThat(unknown.revoked()).isEmpty();
+		assertThat(unknown.plan().unknownOffsets()).isTrue();
+		assertThat(unknown.plan().followUp()).contains(sim.now().plus(LearnerPlanner.UNKNOWN_OFFSETS_RETRY));
+		Round known = valid(sim.rebalance());
+		assertThat(known.revokedOnly()).as("the ready learner's task moves once offsets are back").isTrue();
+	}
+
 	private static RoundSimulator seedGroup(LearnerRebalance learnerRebalance) {
 		return new RoundSimulator().kafkaSettings(ACCEPTABLE_LAG, 2, 0)
 			.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, learnerRebalance.name().toLowerCase())

@@ -95,7 +95,31 @@ public final class RoundSimulator {
 	 */
 	public RoundSimulator kafkaSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas) {
 		this.assignmentConfigs = new AssignmentConfigs(acceptableRecoveryLag, maxWarmupReplicas, numStandbyReplicas,
-				600_000L, List.of());
+				600_000L, this.assignmentConfigs.rackAwareAssignmentTags());
+		return this;
+	}
+
+	/**
+	 * Name the client tags that mark racks or zones ({@code rack.aware.assignment.tags}).
+	 * @param tagKeys the tag keys
+	 * @return this simulator
+	 */
+	public RoundSimulator rackAwareTags(String... tagKeys) {
+		AssignmentConfigs configs = this.assignmentConfigs;
+		this.assignmentConfigs = new AssignmentConfigs(configs.acceptableRecoveryLag(), configs.maxWarmupReplicas(),
+				configs.numStandbyReplicas(), configs.probingRebalanceIntervalMs(), List.of(tagKeys));
+		return this;
+	}
+
+	/**
+	 * Give a member a client tag, such as its zone.
+	 * @param name instance id
+	 * @param key the tag key
+	 * @param value its value
+	 * @return this simulator
+	 */
+	public RoundSimulator tag(String name, String key, String value) {
+		member(name).tags.put(key, value);
 		return this;
 	}
 
@@ -406,7 +430,7 @@ public final class RoundSimulator {
 				}
 			}
 			clients.put(member.processId, new SimulatedApplicationState.Client(member.processId, member.threads,
-					previousActive, previousStandby, lags, member.identity.clientTags(), true));
+					previousActive, previousStandby, lags, member.tags, true));
 		}
 		Map<TaskId, TaskInfo> tasks = new HashMap<>();
 		this.stateful.forEach((task, changelogged) -> tasks.put(task,
@@ -596,12 +620,15 @@ public final class RoundSimulator {
 
 		private Set<TaskId> standby = new TreeSet<>();
 
+		private final Map<String, String> tags;
+
 		private Long restoreRate;
 
 		Member(ProcessId processId, MemberIdentity identity, int threads) {
 			this.processId = processId;
 			this.identity = identity;
 			this.threads = threads;
+			this.tags = new HashMap<>(identity.clientTags());
 		}
 
 		long offset(TaskId task) {
