@@ -326,6 +326,32 @@ public final class LearnerPlanner {
 		}
 
 		/**
+		 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, even if the
+		 * next round lands the leaving members' tasks differently: their learners are caught up on several members
+		 * and the least loaded of those gets each, so count every such task on the taker and none on the giver.
+		 */
+		private boolean staysLighter(BalanceMove move, Loads loads) {
+			int mayLandOnTaker = 0;
+			int mayLeaveGiver = 0;
+			for (Map.Entry<TaskId, ProcessId> drained : this.learnerAt.entrySet()) {
+				TaskId task = drained.getKey();
+				ProcessId owner = this.active.get(task);
+				if (owner == null || !this.leaving.containsKey(owner) || !isStateful(move.task())) {
+					continue;
+				}
+				boolean takerCaughtUp = caughtUp(move.to(), task);
+				if (takerCaughtUp && !drained.getValue().equals(move.to())) {
+					mayLandOnTaker++;
+				}
+				if (drained.getValue().equals(move.from()) && this.mayTakeWork.stream()
+					.anyMatch((m) -> !m.processId().equals(move.from()) && caughtUp(m.processId(), task))) {
+					mayLeaveGiver++;
+				}
+			}
+			return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), mayLeaveGiver);
+		}
+
+		/**
 		 * In the round after a move, the task has no running owner and both its new owner and its former owner look
 		 * caught up (the former reports the checkpoint it wrote when the task was revoked). Nothing in Kafka's input
 		 * tells them apart, so the orphan goes to the lower projected load. Keep only moves whose new owner will still
@@ -333,7 +359,7 @@ public final class LearnerPlanner {
 		 * the latest moves until that holds. The next round takes up what is undone.
 		 */
 		private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads) {
-			while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !loads.staysLighter(move.to(), move.from()))) {
+			while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !staysLighter(move, loads))) {
 				BalanceMove undone = chosen.remove(chosen.size() - 1);
 				loads.remove(undone.to());
 				loads.add(undone.from());

@@ -67,10 +67,13 @@ final class Loads {
 	}
 
 	/**
-	 * Whether {@code lighter} carries strictly less than {@code heavier} would with one more task.
+	 * Whether {@code lighter}, with {@code extra} more tasks, carries strictly less than {@code heavier} would with
+	 * one more task and {@code fewer} fewer.
 	 */
-	boolean staysLighter(ProcessId lighter, ProcessId heavier) {
-		return load(lighter) < loadWithOneMore(heavier) - EPSILON;
+	boolean staysLighter(ProcessId lighter, int extra, ProcessId heavier, int fewer) {
+		double lighterLoad = (this.tasks.get(lighter) + extra) / (double) this.capacity.get(lighter);
+		double heavierLoad = (this.tasks.get(heavier) + 1 - fewer) / (double) this.capacity.get(heavier);
+		return lighterLoad < heavierLoad - EPSILON;
 	}
 
 	/**
