@@ -1,0 +1,65 @@
+package io.github.incrementalrebalance.control;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Makes the control topic's clients from the Kafka Streams config: the settings every client shares (bootstrap,
+ * security, SASL, SSL, DNS lookup) are taken as they are, so the control topic reaches the cluster the same way
+ * Kafka Streams does.
+ */
+final class ControlClients {
+
+	private final Map<String, Object> connection = new HashMap<>();
+
+	private final String clientIdPrefix;
+
+	ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
+		Set<String> admin = AdminClientConfig.configNames();
+		Set<String> consumer = ConsumerConfig.configNames();
+		Set<String> producer = ProducerConfig.configNames();
+		streamsConfig.forEach((key, value) -> {
+			if (value != null && admin.contains(key) && consumer.contains(key) && producer.contains(key)
+					&& !key.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
+				this.connection.put(key, value);
+			}
+		});
+		if (!this.connection.containsKey(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+			throw new IllegalArgumentException("bootstrap.servers is missing from the Kafka Streams config");
+		}
+		this.clientIdPrefix = clientIdPrefix;
+	}
+
+	Admin admin() {
+		Map<String, Object> config = new HashMap<>(this.connection);
+		config.put(AdminClientConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-admin");
+		return Admin.create(config);
+	}
+
+	KafkaConsumer<byte[], byte[]> consumer() {
+		Map<String, Object> config = new HashMap<>(this.connection);
+		config.put(ConsumerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-reader");
+		config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+		config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+		return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+	}
+
+	KafkaProducer<byte[], byte[]> producer() {
+		Map<String, Object> config = new HashMap<>(this.connection);
+		config.put(ProducerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-writer");
+		config.put(ProducerConfig.ACKS_CONFIG, "all");
+		config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+		return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+	}
+
+}

@@ -1,0 +1,180 @@
+package io.github.incrementalrebalance.control;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.incrementalrebalance.assignor.HandOverReason;
+
+/**
+ * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot
+ * read fails with a {@link MalformedControlRecordException} that says what is wrong; a newer version's extra fields
+ * are ignored.
+ */
+public final class ControlCodec {
+
+	static final int VERSION = 1;
+
+	private static final ObjectMapper mapper = new ObjectMapper();
+
+	private ControlCodec() {
+	}
+
+	public static byte[] encodeKey(String key) {
+		return key.getBytes(StandardCharsets.UTF_8);
+	}
+
+	public static String decodeKey(byte[] key) {
+		return (key != null) ? new String(key, StandardCharsets.UTF_8) : "";
+	}
+
+	/**
+	 * The value of a record.
+	 * @param record the record
+	 * @return its JSON
+	 */
+	public static byte[] encodeValue(ControlRecord record) {
+		ObjectNode node = mapper.createObjectNode();
+		node.put("v", VERSION);
+		if (record instanceof LeaveRecord leave) {
+			node.put("incarnation", leave.incarnation());
+			node.put("requestedAt", leave.requestedAt().toEpochMilli());
+			leave.deadline().ifPresent((deadline) -> node.put("deadline", deadline.toEpochMilli()));
+			node.put("source", leave.source());
+		}
+		else if (record instanceof PlanRecord plan) {
+			node.put("epoch", plan.epoch());
+			strings(node.putArray("active"), plan.active());
+			ObjectNode learning = node.putObject("learning");
+			plan.learning().forEach(learning::put);
+			strings(node.putArray("ready"), plan.ready());
+			strings(node.putArray("beingLearned"), plan.beingLearned());
+			strings(node.putArray("standby"), plan.standby());
+			node.put("leaving", plan.leaving());
+			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
+		}
+		else if (record instanceof PlanEpoch epoch) {
+			node.put("epoch", epoch.epoch());
+			node.put("leader", epoch.leader());
+			node.put("summary", epoch.summary());
+		}
+		try {
+			return mapper.writeValueAsBytes(node);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot write " + record.key(), ex);
+		}
+	}
+
+	/**
+	 * Read a record.
+	 * @param key the record key
+	 * @param value the value, null for a tombstone
+	 * @return the record, empty for a tombstone
+	 * @throws MalformedControlRecordException when the key is unknown or the value cannot be read
+	 */
+	public static Optional<ControlRecord> decode(String key, byte[] value) {
+		boolean leave = key.startsWith(LeaveRecord.KEY_PREFIX) && key.length() > LeaveRecord.KEY_PREFIX.length();
+		boolean plan = key.startsWith(PlanRecord.KEY_PREFIX) && key.length() > PlanRecord.KEY_PREFIX.length();
+		if (!leave && !plan && !PlanEpoch.KEY.equals(key)) {
+			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, plan/<id> or "
+					+ PlanEpoch.KEY + ")");
+		}
+		if (value == null) {
+			return Optional.empty();
+		}
+		JsonNode node;
+		try {
+			node = mapper.readTree(value);
+		}
+		catch (IOException ex) {
+			throw new MalformedControlRecordException("value of '" + key + "' is not JSON: " + ex.getMessage());
+		}
+		if (node == null || !node.isObject()) {
+			throw new MalformedControlRecordException("value of '" + key + "' is not a JSON object");
+		}
+		int version = requiredLong(key, node, "v").intValue();
+		if (version < 1) {
+			throw new MalformedControlRecordException("value of '" + key + "' has version " + version);
+		}
+		if (leave) {
+			String instanceId = key.substring(LeaveRecord.KEY_PREFIX.length());
+			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
+					Instant.ofEpochMilli(requiredLong(key, node, "requestedAt")),
+					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
+					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown")));
+		}
+		if (plan) {
+			String instanceId = key.substring(PlanRecord.KEY_PREFIX.length());
+			Map<String, Long> learning = new TreeMap<>();
+			JsonNode learners = node.get("learning");
+			if (learners != null && learners.isObject()) {
+				learners.fields().forEachRemaining((entry) -> learning.put(entry.getKey(), entry.getValue().asLong()));
+			}
+			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
+				.map((name) -> handOverReason(key, name));
+			return Optional.of(new PlanRecord(instanceId, requiredLong(key, node, "epoch"), strings(node, "active"),
+					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
+					node.path("leaving").asBoolean(false), handOver));
+		}
+		long epoch = requiredLong(key, node, "epoch");
+		return Optional.of(new PlanEpoch(epoch, requiredText(key, node, "leader"), Instant.ofEpochMilli(epoch),
+				Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse("")));
+	}
+
+	private static HandOverReason handOverReason(String key, String name) {
+		try {
+			return HandOverReason.valueOf(name);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new MalformedControlRecordException("value of '" + key + "' has an unknown handOver '" + name + "'");
+		}
+	}
+
+	private static void strings(ArrayNode array, List<String> values) {
+		values.forEach(array::add);
+	}
+
+	private static List<String> strings(JsonNode node, String field) {
+		List<String> values = new ArrayList<>();
+		JsonNode array = node.get(field);
+		if (array != null && array.isArray()) {
+			array.forEach((element) -> values.add(element.asText()));
+		}
+		return values;
+	}
+
+	private static String requiredText(String key, JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		if (value == null || !value.isTextual() || value.asText().isEmpty()) {
+			throw new MalformedControlRecordException("value of '" + key + "' needs a text field '" + field + "'");
+		}
+		return value.asText();
+	}
+
+	private static Long requiredLong(String key, JsonNode node, String field) {
+		return optionalLong(key, node, field).orElseThrow(() -> new MalformedControlRecordException(
+				"value of '" + key + "' needs a number field '" + field + "'"));
+	}
+
+	private static Optional<Long> optionalLong(String key, JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		if (value == null || value.isNull()) {
+			return Optional.empty();
+		}
+		if (!value.canConvertToLong() || !value.isIntegralNumber()) {
+			throw new MalformedControlRecordException("value of '" + key + "' has a non-integer '" + field + "'");
+		}
+		return Optional.of(value.asLong());
+	}
+
+}

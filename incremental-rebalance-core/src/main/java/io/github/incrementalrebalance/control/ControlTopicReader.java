@@ -1,0 +1,210 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import io.github.incrementalrebalance.assignor.LeaveRequest;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the latest state of the control topic in memory for the assignor (any member may lead) and for the member
+ * itself. Reads with {@code assign()} from the beginning, without a consumer group, on its own thread. A record it
+ * cannot read is skipped with a WARN naming its offset; while the topic is unavailable the last view stays.
+ */
+public final class ControlTopicReader implements ControlView, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ControlTopicReader.class);
+
+	private static final Duration POLL = Duration.ofMillis(200);
+
+	private final ControlClients clients;
+
+	private final TopicPartition partition;
+
+	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
+
+	private final Map<String, PlanRecord> plans = new ConcurrentHashMap<>();
+
+	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
+
+	private final List<Consumer<ControlRecord>> listeners = new CopyOnWriteArrayList<>();
+
+	private final CountDownLatch caughtUp = new CountDownLatch(1);
+
+	private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+	private volatile Thread thread;
+
+	private volatile boolean running;
+
+	/**
+	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
+	 * @param topic the control topic
+	 */
+	public ControlTopicReader(Map<String, ?> streamsConfig, String topic) {
+		Object applicationId = streamsConfig.get("application.id");
+		this.clients = new ControlClients(streamsConfig, applicationId + "-rebalance-control");
+		this.partition = new TopicPartition(topic, 0);
+	}
+
+	/**
+	 * Be told of every record applied (on the reader's thread: return fast, never throw).
+	 * @param listener the listener; a tombstone is not passed on
+	 */
+	public void addListener(Consumer<ControlRecord> listener) {
+		this.listeners.add(listener);
+	}
+
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		this.running = true;
+		this.consumer = this.clients.consumer();
+		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
+		reader.setDaemon(true);
+		reader.start();
+		this.thread = reader;
+	}
+
+	/**
+	 * Wait until the reader has read the topic up to its end as of the start.
+	 * @param timeout how long
+	 * @return whether it caught up in time
+	 */
+	public boolean awaitCaughtUp(Duration timeout) {
+		try {
+			return this.caughtUp.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	@Override
+	public List<LeaveRequest> leaveRequests() {
+		return this.leaves.values().stream().map(LeaveRecord::toLeaveRequest).toList();
+	}
+
+	public Optional<LeaveRecord> leaveRecord(String instanceId) {
+		return Optional.ofNullable(this.leaves.get(instanceId));
+	}
+
+	public Map<String, LeaveRecord> leaveRecords() {
+		return Map.copyOf(this.leaves);
+	}
+
+	public Optional<PlanRecord> plan(String instanceId) {
+		return Optional.ofNullable(this.plans.get(instanceId));
+	}
+
+	public Map<String, PlanRecord> plans() {
+		return Map.copyOf(this.plans);
+	}
+
+	public Optional<PlanEpoch> planEpoch() {
+		return Optional.ofNullable(this.epoch.get());
+	}
+
+	private void read() {
+		KafkaConsumer<byte[], byte[]> reader = this.consumer;
+		try {
+			reader.assign(List.of(this.partition));
+			reader.seekToBeginning(List.of(this.partition));
+			long endAtStart = endOffset(reader);
+			while (this.running) {
+				for (ConsumerRecord<byte[], byte[]> record : reader.poll(POLL)) {
+					apply(record);
+				}
+				if (this.caughtUp.getCount() > 0 && reader.position(this.partition) >= endAtStart) {
+					this.caughtUp.countDown();
+				}
+			}
+		}
+		catch (WakeupException ex) {
+			if (this.running) {
+				logger.warn("Control topic reader woken up while running", ex);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.error("Control topic reader of {} stopped; the assignor keeps the last view", this.partition, ex);
+		}
+		finally {
+			reader.close(Duration.ofSeconds(5));
+		}
+	}
+
+	private long endOffset(KafkaConsumer<byte[], byte[]> reader) {
+		return reader.endOffsets(List.of(this.partition)).getOrDefault(this.partition, 0L);
+	}
+
+	private void apply(ConsumerRecord<byte[], byte[]> record) {
+		String key = ControlCodec.decodeKey(record.key());
+		Optional<ControlRecord> decoded;
+		try {
+			decoded = ControlCodec.decode(key, record.value());
+		}
+		catch (MalformedControlRecordException ex) {
+			logger.warn("Skipping control record at offset {} of {}: {}", record.offset(), this.partition,
+					ex.getMessage());
+			return;
+		}
+		if (decoded.isEmpty()) {
+			if (key.startsWith(LeaveRecord.KEY_PREFIX)) {
+				this.leaves.remove(key.substring(LeaveRecord.KEY_PREFIX.length()));
+			}
+			else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
+				this.plans.remove(key.substring(PlanRecord.KEY_PREFIX.length()));
+			}
+			return;
+		}
+		ControlRecord value = decoded.get();
+		if (value instanceof LeaveRecord leave) {
+			this.leaves.put(leave.instanceId(), leave);
+		}
+		else if (value instanceof PlanRecord plan) {
+			this.plans.put(plan.instanceId(), plan);
+		}
+		else if (value instanceof PlanEpoch planEpoch) {
+			this.epoch.set(planEpoch);
+		}
+		for (Consumer<ControlRecord> listener : this.listeners) {
+			try {
+				listener.accept(value);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Control record listener failed on {}", value.key(), ex);
+			}
+		}
+	}
+
+	@Override
+	public synchronized void close() {
+		if (!this.running) {
+			return;
+		}
+		this.running = false;
+		this.consumer.wakeup();
+		try {
+			this.thread.join(Duration.ofSeconds(10).toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the control topic. Plans are published on one background thread, never on a stream thread, and a plan not
+ * yet written when a newer one arrives is dropped: only the latest matters.
+ */
+public final class ControlTopicWriter implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ControlTopicWriter.class);
+
+	private final KafkaProducer<byte[], byte[]> producer;
+
+	private final String topic;
+
+	private final AtomicReference<List<ControlRecord>> pendingPlan = new AtomicReference<>();
+
+	private final ExecutorService planThread = Executors.newSingleThreadExecutor((task) -> {
+		Thread thread = new Thread(task, "incremental-rebalance-plan-writer");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/**
+	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
+	 * @param topic the control topic
+	 */
+	public ControlTopicWriter(Map<String, ?> streamsConfig, String topic) {
+		Object applicationId = streamsConfig.get("application.id");
+		this.producer = new ControlClients(streamsConfig, applicationId + "-rebalance-control").producer();
+		this.topic = topic;
+	}
+
+	/**
+	 * Write a record.
+	 * @param record the record
+	 * @return completes when the cluster acknowledged it
+	 */
+	public CompletableFuture<RecordMetadata> write(ControlRecord record) {
+		return send(record.key(), ControlCodec.encodeValue(record));
+	}
+
+	/**
+	 * Write a tombstone: the key's record is gone once compacted (a leave request is cancelled).
+	 * @param key the key
+	 * @return completes when the cluster acknowledged it
+	 */
+	public CompletableFuture<RecordMetadata> tombstone(String key) {
+		return send(key, null);
+	}
+
+	/**
+	 * Publish the records of a plan in the background; returns at once.
+	 * @param records the plan's records, the {@link PlanEpoch} last
+	 */
+	public void publishPlan(List<ControlRecord> records) {
+		if (this.pendingPlan.getAndSet(List.copyOf(records)) == null) {
+			this.planThread.execute(this::writePendingPlan);
+		}
+	}
+
+	private void writePendingPlan() {
+		List<ControlRecord> records = this.pendingPlan.getAndSet(null);
+		if (records == null) {
+			return;
+		}
+		for (ControlRecord record : records) {
+			write(record).whenComplete((metadata, ex) -> {
+				if (ex != null) {
+					logger.warn("Could not publish {} to {}: {}", record.key(), this.topic, ex.toString());
+				}
+			});
+		}
+	}
+
+	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
+		CompletableFuture<RecordMetadata> written = new CompletableFuture<>();
+		this.producer.send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
+				(metadata, exception) -> {
+					if (exception != null) {
+						written.completeExceptionally(exception);
+					}
+					else {
+						written.complete(metadata);
+					}
+				});
+		return written;
+	}
+
+	@Override
+	public void close() {
+		this.planThread.shutdown();
+		try {
+			this.planThread.awaitTermination(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.producer.close(Duration.ofSeconds(5));
+	}
+
+}

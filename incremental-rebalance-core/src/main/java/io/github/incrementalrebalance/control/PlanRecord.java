@@ -1,0 +1,72 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import io.github.incrementalrebalance.assignor.HandOverReason;
+import io.github.incrementalrebalance.assignor.Learner;
+import io.github.incrementalrebalance.assignor.MemberPlan;
+
+/**
+ * {@code plan/<instance-id>}: what the last assignment planned for one member. One record per member, so the plan of a
+ * group of thousands of members never makes one large record.
+ *
+ * @param instanceId the member
+ * @param epoch the assignment this plan belongs to (the leader's clock, in ms), as in {@link PlanEpoch}
+ * @param active tasks it runs
+ * @param learning its learners: task to lag when planned
+ * @param ready its learners that were ready when planned
+ * @param beingLearned tasks it runs while their learner warms up elsewhere
+ * @param standby its standby replicas
+ * @param leaving whether it asked to leave
+ * @param handOver why it should leave the group now, if it should
+ */
+public record PlanRecord(String instanceId, long epoch, List<String> active, Map<String, Long> learning,
+		List<String> ready, List<String> beingLearned, List<String> standby, boolean leaving,
+		Optional<HandOverReason> handOver) implements ControlRecord {
+
+	static final String KEY_PREFIX = "plan/";
+
+	public PlanRecord {
+		Objects.requireNonNull(instanceId, "instanceId");
+		active = List.copyOf(active);
+		learning = Map.copyOf(learning);
+		ready = List.copyOf(ready);
+		beingLearned = List.copyOf(beingLearned);
+		standby = List.copyOf(standby);
+		Objects.requireNonNull(handOver, "handOver");
+	}
+
+	/**
+	 * The record of one member's plan.
+	 * @param plan the member's plan
+	 * @param at the assignment's time on the leader's clock
+	 * @return the record
+	 */
+	public static PlanRecord of(MemberPlan plan, Instant at) {
+		Map<String, Long> learning = new TreeMap<>();
+		plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
+		return new PlanRecord(plan.instanceId(), at.toEpochMilli(), names(plan.active()), learning,
+				plan.learning().values().stream().filter(Learner::ready).map((l) -> l.task().toString()).toList(),
+				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.handOver());
+	}
+
+	private static List<String> names(Collection<?> tasks) {
+		return tasks.stream().map(Object::toString).toList();
+	}
+
+	public static String keyOf(String instanceId) {
+		return KEY_PREFIX + instanceId;
+	}
+
+	@Override
+	public String key() {
+		return keyOf(this.instanceId);
+	}
+
+}
