@@ -92,6 +92,12 @@ public final class LearnerPlanner {
 
 		private int balancingLearners;
 
+		/**
+		 * Whether balancing waits for the next round because the members that should give work took work this round:
+		 * the next round then comes at once, not at the next probe.
+		 */
+		private boolean balanceDeferred;
+
 		Round(Group group) {
 			this.group = group;
 			this.settings = group.settings();
@@ -227,10 +233,11 @@ public final class LearnerPlanner {
 		 * Tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the most
 		 * caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
 		 * <p>
-		 * A stateful orphan with a caught-up candidate is typically the second round of a move, and its former owner
-		 * looks caught up too. All such orphans are placed against the same loads (those before any of them lands),
-		 * so the order they are placed in cannot push one onto its former owner; see
-		 * {@link #keepOnlyMovesNeverHandedBack}.
+		 * A stateful orphan that a member holds caught up is typically the second round of a move, and its former
+		 * owner holds it caught up too. All such orphans go to one of their warm holders, placed against the same loads
+		 * (those before any of them lands), so the order they are placed in cannot push one onto its former owner; see
+		 * {@link #keepOnlyMovesNeverHandedBack}. Orphans nobody holds (a new application's tasks, whose empty
+		 * changelogs make every member look caught up) are spread one by one over the least loaded members.
 		 */
 		private void placeOrphans() {
 			List<TaskId> orphans = this.group.tasks().keySet().stream()
@@ -239,8 +246,11 @@ public final class LearnerPlanner {
 			Map<TaskId, ProcessId> warm = new TreeMap<>();
 			if (!this.mixedModes) {
 				for (TaskId task : orphans) {
-					if (isStateful(task) && this.mayTakeWork.stream().anyMatch((m) -> caughtUp(m.processId(), task))) {
-						warm.put(task, target(task, null, this.mayTakeWork));
+					List<GroupMember> warmHolders = this.mayTakeWork.stream()
+						.filter((member) -> member.holds(task) && caughtUp(member.processId(), task))
+						.toList();
+					if (isStateful(task) && !warmHolders.isEmpty()) {
+						warm.put(task, target(task, null, warmHolders));
 					}
 				}
 			}
@@ -297,6 +307,10 @@ public final class LearnerPlanner {
 							.flatMap(Optional::stream))
 						.findFirst());
 				if (pick.isEmpty()) {
+					this.balanceDeferred |= loads.byLoadDescending().stream()
+						.filter(takers::contains)
+						.anyMatch((from) -> movableTasks(from, stateful).stream()
+							.anyMatch((task) -> balanceTarget(task, from, loads, givers).isPresent()));
 					break;
 				}
 				BalanceMove move = pick.get();
@@ -544,7 +558,8 @@ public final class LearnerPlanner {
 
 		/**
 		 * Learners get a safety-net follow-up (members trigger the fast path themselves); a leaving member with a
-		 * deadline gets one at its deadline; a round without end offsets is retried soon.
+		 * deadline gets one at its deadline; a round without end offsets is retried soon; deferred balancing at
+		 * once.
 		 */
 		private Optional<Instant> followUp() {
 			List<Instant> candidates = new ArrayList<>();
@@ -559,6 +574,9 @@ public final class LearnerPlanner {
 			});
 			if (this.unknownOffsets) {
 				candidates.add(now.plus(UNKNOWN_OFFSETS_RETRY));
+			}
+			if (this.balanceDeferred) {
+				candidates.add(now);
 			}
 			return candidates.stream().min(Comparator.naturalOrder());
 		}
@@ -580,7 +598,8 @@ public final class LearnerPlanner {
 					.filter((entry) -> entry.getValue().contains(id))
 					.map(Map.Entry::getKey)
 					.collect(Collectors.toCollection(TreeSet::new));
-				plans.add(new MemberPlan(id, member.instanceId(), activeTasks, learning, beingLearned, standbyTasks,
+				plans.add(new MemberPlan(id, member.instanceId(), member.incarnation(), activeTasks, learning,
+						beingLearned, standbyTasks,
 						this.leaving.containsKey(id), Optional.ofNullable(this.handOver.get(id))));
 			}
 			return plans;

@@ -16,6 +16,7 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  *
  * @param processId Kafka's id of the member
  * @param instanceId its instance id
+ * @param incarnation which start of the instance the plan is for
  * @param active tasks it runs
  * @param learning learners it warms up, by task
  * @param beingLearned tasks it runs while their learner warms up elsewhere
@@ -23,13 +24,14 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param leaving whether it asked to leave
  * @param handOver set when it should leave the group now
  */
-public record MemberPlan(ProcessId processId, String instanceId, SortedSet<TaskId> active,
+public record MemberPlan(ProcessId processId, String instanceId, String incarnation, SortedSet<TaskId> active,
 		SortedMap<TaskId, Learner> learning, SortedSet<TaskId> beingLearned, SortedSet<TaskId> standby,
 		boolean leaving, Optional<HandOverReason> handOver) {
 
 	public MemberPlan {
 		Objects.requireNonNull(processId, "processId");
 		Objects.requireNonNull(instanceId, "instanceId");
+		Objects.requireNonNull(incarnation, "incarnation");
 		Objects.requireNonNull(handOver, "handOver");
 		active = Collections.unmodifiableSortedSet(new TreeSet<>(active));
 		learning = Collections.unmodifiableSortedMap(new TreeMap<>(learning));

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import io.github.incrementalrebalance.assignor.LearnerRebalance;
 import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.control.ControlTopic;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -34,7 +35,26 @@ public final class LearnerConfig extends AbstractConfig {
 	/** The safety-net follow-up while learners exist. */
 	public static final String LEARNER_PROBE_INTERVAL_MS_CONFIG = "learner.probe.interval.ms";
 
+	/** This instance's id; defaults to the pod name ({@code HOSTNAME}) or the host name. */
+	public static final String INSTANCE_ID_CONFIG = "incremental.rebalance.instance.id";
+
+	/** The control topic; defaults to {@code <application.id>-rebalance-control}. */
+	public static final String CONTROL_TOPIC_CONFIG = "incremental.rebalance.control.topic";
+
+	/** Whether to create the control topic when it is missing. */
+	public static final String CONTROL_TOPIC_CREATE_CONFIG = "incremental.rebalance.control.topic.create";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
+		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
+			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
+				throw new ConfigException(name, value, "use 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+			}
+		}, () -> "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'"), Importance.MEDIUM,
+				"This instance's id: the pod name in Kubernetes by default, else <host>-<pid>.")
+		.define(CONTROL_TOPIC_CONFIG, Type.STRING, null, Importance.LOW,
+				"The control topic; <application.id>-rebalance-control by default.")
+		.define(CONTROL_TOPIC_CREATE_CONFIG, Type.BOOLEAN, true, Importance.LOW,
+				"Whether to create the control topic when it is missing.")
 		.define(REBALANCING_MODE_CONFIG, Type.STRING, "incremental", ConfigDef.CaseInsensitiveValidString.in("incremental", "upgrading"),
 				Importance.HIGH,
 				"incremental: the learner assignor; upgrading: Kafka's own assignor while a group rolls onto or off "
@@ -80,6 +100,24 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public LearnerRebalance learnerRebalance() {
 		return LearnerRebalance.valueOf(getString(LEARNER_REBALANCE_TRIGGER_CONFIG).toUpperCase(Locale.ROOT));
+	}
+
+	public Optional<String> instanceId() {
+		return Optional.ofNullable(getString(INSTANCE_ID_CONFIG));
+	}
+
+	/**
+	 * The control topic of an application.
+	 * @param applicationId the application id
+	 * @return the configured topic, or the default one
+	 */
+	public String controlTopic(String applicationId) {
+		String topic = getString(CONTROL_TOPIC_CONFIG);
+		return (topic != null) ? topic : ControlTopic.defaultName(applicationId);
+	}
+
+	public boolean createControlTopic() {
+		return getBoolean(CONTROL_TOPIC_CREATE_CONFIG);
 	}
 
 	public Duration learnerProbeInterval() {

@@ -52,6 +52,7 @@ public final class ControlCodec {
 			node.put("source", leave.source());
 		}
 		else if (record instanceof PlanRecord plan) {
+			node.put("incarnation", plan.incarnation());
 			node.put("epoch", plan.epoch());
 			strings(node.putArray("active"), plan.active());
 			ObjectNode learning = node.putObject("learning");
@@ -122,7 +123,8 @@ public final class ControlCodec {
 			}
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
 				.map((name) -> handOverReason(key, name));
-			return Optional.of(new PlanRecord(instanceId, requiredLong(key, node, "epoch"), strings(node, "active"),
+			return Optional.of(new PlanRecord(instanceId, requiredText(key, node, "incarnation"),
+					requiredLong(key, node, "epoch"), strings(node, "active"),
 					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
 					node.path("leaving").asBoolean(false), handOver));
 		}

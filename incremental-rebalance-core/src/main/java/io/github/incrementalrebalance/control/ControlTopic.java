@@ -38,6 +38,22 @@ public final class ControlTopic {
 	}
 
 	/**
+	 * Make sure the topic exists, with an admin client made from the Kafka Streams config.
+	 * @param streamsConfig the Kafka Streams config (bootstrap and security settings)
+	 * @param topic the topic
+	 * @param replicationFactor the replication factor to create it with, -1 for the broker's default
+	 * @param create whether to create it when missing
+	 * @param timeout how long to wait for the cluster
+	 */
+	public static void ensureExists(Map<String, ?> streamsConfig, String topic, int replicationFactor, boolean create,
+			Duration timeout) {
+		Object applicationId = streamsConfig.get("application.id");
+		try (Admin admin = new ControlClients(streamsConfig, applicationId + "-rebalance-control").admin()) {
+			ensureExists(admin, topic, replicationFactor, create, timeout);
+		}
+	}
+
+	/**
 	 * Make sure the topic exists.
 	 * @param admin an admin client of the cluster
 	 * @param topic the topic

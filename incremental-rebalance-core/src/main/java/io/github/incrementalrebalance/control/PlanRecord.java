@@ -17,6 +17,7 @@ import io.github.incrementalrebalance.assignor.MemberPlan;
  * group of thousands of members never makes one large record.
  *
  * @param instanceId the member
+ * @param incarnation the start of the member the plan is for; a plan for an earlier start is stale
  * @param epoch the assignment this plan belongs to (the leader's clock, in ms), as in {@link PlanEpoch}
  * @param active tasks it runs
  * @param learning its learners: task to lag when planned
@@ -26,7 +27,7 @@ import io.github.incrementalrebalance.assignor.MemberPlan;
  * @param leaving whether it asked to leave
  * @param handOver why it should leave the group now, if it should
  */
-public record PlanRecord(String instanceId, long epoch, List<String> active, Map<String, Long> learning,
+public record PlanRecord(String instanceId, String incarnation, long epoch, List<String> active, Map<String, Long> learning,
 		List<String> ready, List<String> beingLearned, List<String> standby, boolean leaving,
 		Optional<HandOverReason> handOver) implements ControlRecord {
 
@@ -34,6 +35,7 @@ public record PlanRecord(String instanceId, long epoch, List<String> active, Map
 
 	public PlanRecord {
 		Objects.requireNonNull(instanceId, "instanceId");
+		Objects.requireNonNull(incarnation, "incarnation");
 		active = List.copyOf(active);
 		learning = Map.copyOf(learning);
 		ready = List.copyOf(ready);
@@ -51,7 +53,7 @@ public record PlanRecord(String instanceId, long epoch, List<String> active, Map
 	public static PlanRecord of(MemberPlan plan, Instant at) {
 		Map<String, Long> learning = new TreeMap<>();
 		plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
-		return new PlanRecord(plan.instanceId(), at.toEpochMilli(), names(plan.active()), learning,
+		return new PlanRecord(plan.instanceId(), plan.incarnation(), at.toEpochMilli(), names(plan.active()), learning,
 				plan.learning().values().stream().filter(Learner::ready).map((l) -> l.task().toString()).toList(),
 				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.handOver());
 	}

@@ -26,7 +26,7 @@ class ControlCodecTests {
 
 	@Test
 	void planRecordAndEpochRoundTrip() {
-		PlanRecord plan = new PlanRecord("pod-7", NOW.toEpochMilli(), List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
+		PlanRecord plan = new PlanRecord("pod-7", "k3j9", NOW.toEpochMilli(), List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
 				List.of("0_2"), List.of("0_1"), List.of("0_4"), true, Optional.of(HandOverReason.LEARNERS_READY));
 		assertThat(roundTrip(plan)).isEqualTo(plan);
 		PlanEpoch epoch = new PlanEpoch(NOW.toEpochMilli(), "pod-1", NOW, "moved none");
@@ -54,7 +54,7 @@ class ControlCodecTests {
 		assertMalformed("leave/pod-7", "{\"v\":1,\"requestedAt\":5}", "needs a text field 'incarnation'");
 		assertMalformed("leave/pod-7", "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
 				"non-integer 'requestedAt'");
-		assertMalformed("plan/pod-7", "{\"v\":1,\"epoch\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
+		assertMalformed("plan/pod-7", "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
 		assertMalformed("something", "{\"v\":1}", "unknown key 'something'");
 	}
 

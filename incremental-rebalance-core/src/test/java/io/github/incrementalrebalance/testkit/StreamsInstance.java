@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.member.StoreTasks;
@@ -52,7 +53,8 @@ public final class StreamsInstance implements AutoCloseable {
 		this.restoredRecords = restoredRecords;
 	}
 
-	static StreamsInstance start(String name, Topology topology, Properties config, KafkaClientSupplier supplier) {
+	static StreamsInstance start(String name, Topology topology, Properties config, KafkaClientSupplier supplier,
+			BiConsumer<KafkaStreams, Topology> onCreated) {
 		KafkaStreams streams = new KafkaStreams(topology, config, supplier);
 		RestoredRecords restored = new RestoredRecords(StoreTasks.of(topology.describe()));
 		StreamsInstance instance = new StreamsInstance(name, streams, supplier, restored);
@@ -63,6 +65,7 @@ public final class StreamsInstance implements AutoCloseable {
 			logger.error("Stream thread of {} died", name, ex);
 			return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
 		});
+		onCreated.accept(streams, topology);
 		streams.start();
 		return instance;
 	}

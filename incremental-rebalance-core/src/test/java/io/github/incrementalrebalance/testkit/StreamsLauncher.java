@@ -8,11 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
@@ -131,6 +133,11 @@ public final class StreamsLauncher implements AutoCloseable {
 
 		private UnaryOperator<KafkaClientSupplier> clientSupplier = UnaryOperator.identity();
 
+		private UnaryOperator<Properties> configurer = UnaryOperator.identity();
+
+		private BiConsumer<KafkaStreams, Topology> onCreated = (streams, topology) -> {
+		};
+
 		private Spec(String name) {
 			this.name = name;
 		}
@@ -154,6 +161,26 @@ public final class StreamsLauncher implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Change the assembled config before Kafka Streams is built, e.g. with a member runtime.
+		 * @param configurer the change
+		 * @return this spec
+		 */
+		public Spec configure(UnaryOperator<Properties> configurer) {
+			this.configurer = configurer;
+			return this;
+		}
+
+		/**
+		 * Act on the Kafka Streams instance after it is built and before it starts.
+		 * @param action the action
+		 * @return this spec
+		 */
+		public Spec onCreated(BiConsumer<KafkaStreams, Topology> action) {
+			this.onCreated = action;
+			return this;
+		}
+
 		public StreamsInstance start() {
 			Properties config = new Properties();
 			config.putAll(StreamsLauncher.this.properties);
@@ -162,9 +189,11 @@ public final class StreamsLauncher implements AutoCloseable {
 			config.put(StreamsConfig.STATE_DIR_CONFIG, StreamsLauncher.this.stateRoot.resolve(this.name).toString());
 			config.put(INSTANCE_NAME_CONFIG, this.name);
 			config.putAll(this.overrides);
+			Properties configured = this.configurer.apply(config);
 			Topology topology = StreamsLauncher.this.topologyOf.apply(this.name);
 			KafkaClientSupplier supplier = this.clientSupplier.apply(new DefaultKafkaClientSupplier());
-			StreamsInstance instance = StreamsInstance.start(this.name, topology, config, supplier);
+			StreamsInstance instance = StreamsInstance.start(this.name, topology, configured, supplier,
+					this.onCreated);
 			StreamsLauncher.this.instances.add(instance);
 			return instance;
 		}

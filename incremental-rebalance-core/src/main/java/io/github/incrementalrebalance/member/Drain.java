@@ -1,0 +1,187 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.control.PlanRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leave state machine of one member: STABLE -> LEAVING -> DRAINED (or FORCED at the deadline) -> CLOSED, and
+ * LEAVING -> STABLE on cancel. Leaving writes {@code leave/<id>} and asks for a rebalance; until a plan lists the
+ * member as leaving (the leader had not read the record yet) it asks again, backing off; if no learner-capable
+ * leader ever answers, it leaves at once. When the plan says hand-over it leaves the group, and one rebalance moves
+ * every task to its learner.
+ */
+final class Drain {
+
+	private static final Logger logger = LoggerFactory.getLogger(Drain.class);
+
+	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+
+	private static final Duration LAST_RETRY = Duration.ofSeconds(8);
+
+	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
+
+	private final MemberIdentity identity;
+
+	private final ControlTopicReader reader;
+
+	private final ControlTopicWriter writer;
+
+	private final RebalanceTrigger trigger;
+
+	private final LeaveOnClose leaveOnClose;
+
+	private final Runnable closeStreams;
+
+	private final Consumer<MemberState> onClosed;
+
+	private final Duration unansweredLimit;
+
+	private final Clock clock;
+
+	private volatile MemberState state = MemberState.STABLE;
+
+	private volatile Optional<Instant> deadline = Optional.empty();
+
+	private Instant requestedAt;
+
+	private Instant nextRetry;
+
+	private Duration retry = FIRST_RETRY;
+
+	private boolean confirmed;
+
+	Drain(MemberIdentity identity, ControlTopicReader reader, ControlTopicWriter writer, RebalanceTrigger trigger,
+			LeaveOnClose leaveOnClose, Runnable closeStreams, Consumer<MemberState> onClosed,
+			Duration unansweredLimit, Clock clock) {
+		this.identity = identity;
+		this.reader = reader;
+		this.writer = writer;
+		this.trigger = trigger;
+		this.leaveOnClose = leaveOnClose;
+		this.closeStreams = closeStreams;
+		this.onClosed = onClosed;
+		this.unansweredLimit = unansweredLimit;
+		this.clock = clock;
+	}
+
+	MemberState state() {
+		return this.state;
+	}
+
+	Optional<Instant> deadline() {
+		return this.deadline;
+	}
+
+	/**
+	 * Start leaving; a repeat changes nothing.
+	 * @param timeout this leave's scale-down timeout, if any
+	 * @param source who asked
+	 * @return whether this call started the leave
+	 */
+	synchronized boolean leave(Optional<Duration> timeout, String source) {
+		if (this.state != MemberState.STABLE) {
+			return false;
+		}
+		Instant now = this.clock.instant();
+		Optional<Instant> until = timeout.map(now::plus);
+		try {
+			this.writer.write(new LeaveRecord(this.identity.instanceId(), this.identity.incarnation(), now, until,
+					source)).get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while writing the leave request", ex);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Cannot write the leave request to the control topic: " + ex, ex);
+		}
+		this.requestedAt = now;
+		this.deadline = until;
+		this.confirmed = false;
+		this.retry = FIRST_RETRY;
+		this.nextRetry = now.plus(this.retry);
+		this.state = MemberState.LEAVING;
+		logger.info("{} is leaving (deadline {}), asked by {}", this.identity.instanceId(),
+				until.map(Instant::toString).orElse("none"), source);
+		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving");
+		return true;
+	}
+
+	/**
+	 * Cancel a leave that has not finished: tasks already moved stay moved.
+	 * @return whether a leave was cancelled
+	 */
+	synchronized boolean cancel() {
+		if (this.state != MemberState.LEAVING) {
+			return false;
+		}
+		this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
+		this.state = MemberState.STABLE;
+		this.deadline = Optional.empty();
+		logger.info("{} cancelled its leave", this.identity.instanceId());
+		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " stays");
+		return true;
+	}
+
+	synchronized void check() {
+		if (this.state != MemberState.LEAVING) {
+			return;
+		}
+		Instant now = this.clock.instant();
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
+			.filter((record) -> record.incarnation().equals(this.identity.incarnation()) && record.leaving());
+		if (plan.isPresent()) {
+			this.confirmed = true;
+			if (plan.get().handOver().isPresent()) {
+				logger.info("{} hands over ({}): leaving the group", this.identity.instanceId(),
+						plan.get().handOver().get());
+				finish(MemberState.DRAINED);
+				return;
+			}
+		}
+		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
+			logger.warn("{} reached its scale-down timeout: leaving with tasks whose learners are not ready",
+					this.identity.instanceId());
+			finish(MemberState.FORCED);
+			return;
+		}
+		if (!this.confirmed && !now.isBefore(this.nextRetry)) {
+			if (!now.isBefore(this.requestedAt.plus(this.unansweredLimit))) {
+				logger.warn("No leader answered {}'s leave with a learner plan within {} (the leader may run Kafka's "
+						+ "own assignor or mode upgrading): leaving at once", this.identity.instanceId(),
+						this.unansweredLimit);
+				finish(MemberState.DRAINED);
+				return;
+			}
+			this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving (retry)");
+			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
+					: this.retry.multipliedBy(2);
+			this.nextRetry = now.plus(this.retry);
+		}
+	}
+
+	private void finish(MemberState how) {
+		this.state = how;
+		this.leaveOnClose.markDrained();
+		Thread closer = new Thread(() -> {
+			this.closeStreams.run();
+			this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
+			this.state = MemberState.CLOSED;
+			logger.info("{} is closed ({} before)", this.identity.instanceId(), how);
+			this.onClosed.accept(how);
+		}, "incremental-rebalance-close-" + this.identity.instanceId());
+		closer.start();
+	}
+
+}

@@ -1,0 +1,87 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.assignor.LearnerRebalance;
+import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.PlanRecord;
+import org.apache.kafka.streams.processor.TaskId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the learners the plan gave this member and asks for a rebalance when they are ready, so a task moves as
+ * soon as its state is warm instead of at the leader's next follow-up. Eager: when one learner is ready;
+ * conservative: when all are. A learner counts as ready at half of {@code acceptable.recovery.lag}, so it is still
+ * within the threshold when the leader reads its lag; one trigger per plan, at most one per spacing.
+ */
+final class LearnerWatcher {
+
+	private static final Logger logger = LoggerFactory.getLogger(LearnerWatcher.class);
+
+	private final MemberIdentity identity;
+
+	private final ControlTopicReader reader;
+
+	private final Supplier<Map<TaskId, Long>> localLags;
+
+	private final RebalanceTrigger trigger;
+
+	private final long readyLag;
+
+	private final LearnerRebalance learnerRebalance;
+
+	private final Duration spacing;
+
+	private final Clock clock;
+
+	private long triggeredForEpoch = -1;
+
+	private Instant lastTrigger = Instant.EPOCH;
+
+	LearnerWatcher(MemberIdentity identity, ControlTopicReader reader, Supplier<Map<TaskId, Long>> localLags,
+			RebalanceTrigger trigger, long acceptableRecoveryLag, LearnerRebalance learnerRebalance, Duration spacing,
+			Clock clock) {
+		this.identity = identity;
+		this.reader = reader;
+		this.localLags = localLags;
+		this.trigger = trigger;
+		this.readyLag = acceptableRecoveryLag / 2;
+		this.learnerRebalance = learnerRebalance;
+		this.spacing = spacing;
+		this.clock = clock;
+	}
+
+	void check() {
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
+			.filter((record) -> record.incarnation().equals(this.identity.incarnation()));
+		if (plan.isEmpty() || plan.get().learning().isEmpty() || plan.get().epoch() == this.triggeredForEpoch) {
+			return;
+		}
+		Instant now = this.clock.instant();
+		if (now.isBefore(this.lastTrigger.plus(this.spacing))) {
+			return;
+		}
+		Set<TaskId> learners = plan.get().learning().keySet().stream().map(TaskId::parse).collect(Collectors.toSet());
+		Map<TaskId, Long> lags = this.localLags.get();
+		Set<TaskId> ready = learners.stream()
+			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
+			.collect(Collectors.toSet());
+		boolean fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
+				: ready.size() == learners.size();
+		if (fire) {
+			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
+			this.trigger.request("incremental-rebalance: learners ready " + ready);
+			this.triggeredForEpoch = plan.get().epoch();
+			this.lastTrigger = now;
+		}
+	}
+
+}

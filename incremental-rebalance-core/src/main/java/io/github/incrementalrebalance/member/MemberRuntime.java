@@ -1,0 +1,337 @@
+package io.github.incrementalrebalance.member;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.incrementalrebalance.assignor.AssignorStatus;
+import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.PlanPublisher;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.LagInfo;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TopologyDescription;
+import org.apache.kafka.streams.processor.TaskId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything incremental-rebalance runs inside one Kafka Streams instance, for plain Kafka Streams applications:
+ * <pre>
+ * MemberRuntime runtime = MemberRuntime.create(props);
+ * KafkaStreams streams = new KafkaStreams(topology, runtime.configure(props), runtime.clientSupplier(supplier));
+ * runtime.attach(streams, topology.describe()).start();
+ * streams.start();
+ * ...
+ * runtime.leave(Optional.of(Duration.ofMinutes(5)), "operator");
+ * </pre>
+ * It wires the learner assignor and the control topic into the Streams config, names the member with client tags,
+ * wraps the main consumers, watches this member's learners and runs its leave state machine.
+ */
+public final class MemberRuntime implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(MemberRuntime.class);
+
+	private static final Duration CHECK_INTERVAL = Duration.ofMillis(250);
+
+	private static final Duration UNANSWERED_LEAVE = Duration.ofSeconds(10);
+
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+	private final Map<String, Object> streamsConfig;
+
+	private final LearnerConfig config;
+
+	private final MemberIdentity identity;
+
+	private final String controlTopic;
+
+	private final ControlTopicReader reader;
+
+	private final ControlTopicWriter writer;
+
+	private final AssignorStatus assignorStatus = new AssignorStatus();
+
+	private final Clock clock;
+
+	private MemberClientSupplier clientSupplier;
+
+	private KafkaStreams streams;
+
+	private Drain drain;
+
+	private LearnerWatcher watcher;
+
+	private Consumer<MemberState> onClosed = (state) -> {
+	};
+
+	private ScheduledExecutorService scheduler;
+
+	private MemberRuntime(Map<String, Object> streamsConfig, Clock clock) {
+		this.streamsConfig = streamsConfig;
+		this.config = new LearnerConfig(streamsConfig);
+		this.clock = clock;
+		String instanceId = this.config.instanceId().orElseGet(MemberRuntime::defaultInstanceId);
+		this.identity = MemberIdentity.newIncarnation(instanceId, this.config.rebalancingMode(), clock.instant());
+		String applicationId = String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG));
+		this.controlTopic = this.config.controlTopic(applicationId);
+		this.reader = new ControlTopicReader(streamsConfig, this.controlTopic);
+		this.writer = new ControlTopicWriter(streamsConfig, this.controlTopic);
+	}
+
+	/**
+	 * A runtime for the instance configured by a Kafka Streams config.
+	 * @param streamsConfig the config (application id, bootstrap, security, the learner keys)
+	 * @return the runtime
+	 */
+	public static MemberRuntime create(Map<?, ?> streamsConfig) {
+		Map<String, Object> copy = new HashMap<>();
+		streamsConfig.forEach((key, value) -> copy.put(String.valueOf(key), value));
+		if ("streams".equalsIgnoreCase(String.valueOf(copy.get(StreamsConfig.GROUP_PROTOCOL_CONFIG)))) {
+			throw new IllegalArgumentException("group.protocol=streams assigns tasks on the broker: "
+					+ "incremental-rebalance needs group.protocol=classic (the default)");
+		}
+		return new MemberRuntime(copy, Clock.systemUTC());
+	}
+
+	/**
+	 * The default instance id: the pod name in Kubernetes ({@code HOSTNAME}, its last 30 characters), else
+	 * {@code <short-host>-<pid>}.
+	 */
+	static String defaultInstanceId() {
+		String hostname = System.getenv("HOSTNAME");
+		String base;
+		if (hostname != null && !hostname.isBlank()) {
+			base = hostname;
+		}
+		else {
+			String host;
+			try {
+				host = InetAddress.getLocalHost().getHostName();
+			}
+			catch (UnknownHostException ex) {
+				host = "instance";
+			}
+			base = host.split("\\.")[0] + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+		}
+		String sanitized = base.replaceAll("[^A-Za-z0-9._-]", "-");
+		return (sanitized.length() > 30) ? sanitized.substring(sanitized.length() - 30) : sanitized;
+	}
+
+	public MemberIdentity identity() {
+		return this.identity;
+	}
+
+	public String controlTopic() {
+		return this.controlTopic;
+	}
+
+	public ControlTopicReader controlView() {
+		return this.reader;
+	}
+
+	public ControlTopicWriter controlWriter() {
+		return this.writer;
+	}
+
+	public AssignorStatus assignorStatus() {
+		return this.assignorStatus;
+	}
+
+	/**
+	 * The Kafka Streams config with everything this library needs: the learner assignor (mode incremental), the
+	 * member's client tags and the objects the assignor reads.
+	 * @param properties the application's Kafka Streams config
+	 * @return a copy to build {@code KafkaStreams} with
+	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
+	 * incremental
+	 */
+	public Properties configure(Properties properties) {
+		Properties configured = new Properties();
+		configured.putAll(properties);
+		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
+			Object assignor = properties.get(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
+			if (assignor != null && !LearnerTaskAssignor.class.getName().equals(String.valueOf(assignor))) {
+				throw new IllegalArgumentException("task.assignor.class is set to " + assignor
+						+ ": in stream.rebalancing.mode=incremental incremental-rebalance needs "
+						+ LearnerTaskAssignor.class.getName() + "; remove it, or use mode upgrading");
+			}
+			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
+		}
+		this.identity.clientTags()
+			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
+		configured.put(ControlView.CONFIG, this.reader);
+		configured.put(PlanListener.CONFIG, new PlanPublisher(this.writer, this.identity.instanceId(), this.clock));
+		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
+		return configured;
+	}
+
+	/**
+	 * The client supplier to build {@code KafkaStreams} with.
+	 * @param applicationSupplier the application's own supplier, which still makes every client
+	 * @return the member supplier
+	 */
+	public synchronized MemberClientSupplier clientSupplier(KafkaClientSupplier applicationSupplier) {
+		if (this.clientSupplier == null) {
+			this.clientSupplier = new MemberClientSupplier(applicationSupplier);
+		}
+		return this.clientSupplier;
+	}
+
+	/**
+	 * Attach the Kafka Streams instance built with {@link #configure} and {@link #clientSupplier}.
+	 * @param kafkaStreams the instance
+	 * @param topology its topology, to map store lags to tasks
+	 * @return this runtime
+	 */
+	public synchronized MemberRuntime attach(KafkaStreams kafkaStreams, TopologyDescription topology) {
+		Objects.requireNonNull(this.clientSupplier, "build KafkaStreams with clientSupplier(..) first");
+		this.streams = kafkaStreams;
+		StoreTasks storeTasks = StoreTasks.of(topology);
+		long acceptableLag = acceptableRecoveryLag();
+		this.watcher = new LearnerWatcher(this.identity, this.reader, () -> localLags(storeTasks),
+				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
+				heartbeatInterval().multipliedBy(2), this.clock);
+		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
+				this.clientSupplier.leaveOnClose(), this::closeStreams, (state) -> this.onClosed.accept(state),
+				UNANSWERED_LEAVE, this.clock);
+		return this;
+	}
+
+	/**
+	 * Be told when the member closed after leaving.
+	 * @param listener gets DRAINED or FORCED: how it left
+	 */
+	public void onClosed(Consumer<MemberState> listener) {
+		this.onClosed = listener;
+	}
+
+	/**
+	 * Make sure the control topic exists and start reading it; call before {@code KafkaStreams.start()}.
+	 */
+	public synchronized void start() {
+		Objects.requireNonNull(this.streams, "attach(..) first");
+		ControlTopic.ensureExists(this.streamsConfig, this.controlTopic, replicationFactor(),
+				this.config.createControlTopic(), Duration.ofSeconds(30));
+		this.reader.start();
+		if (!this.reader.awaitCaughtUp(Duration.ofSeconds(30))) {
+			logger.warn("Control topic {} not read to its end within 30 s; continuing with what was read",
+					this.controlTopic);
+		}
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "incremental-rebalance-member-" + this.identity.instanceId());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.scheduleWithFixedDelay(this::check, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Ask this member to leave: it hands its tasks over to warm learners, then leaves the group and closes Kafka
+	 * Streams. In mode upgrading it closes at once with a real leave-group.
+	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
+	 * @param source who asks, for the record
+	 * @return whether this call started the leave (false for a repeat)
+	 */
+	public boolean leave(Optional<Duration> timeout, String source) {
+		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
+		if (this.config.rebalancingMode() == RebalancingMode.UPGRADING) {
+			logger.info("{} runs mode upgrading: no learners, leaving at once", this.identity.instanceId());
+			return this.drain.leave(Optional.of(Duration.ZERO), source);
+		}
+		return this.drain.leave(bound, source);
+	}
+
+	public boolean cancel() {
+		return this.drain.cancel();
+	}
+
+	public MemberState state() {
+		return (this.drain != null) ? this.drain.state() : MemberState.STABLE;
+	}
+
+	public Optional<Instant> deadline() {
+		return (this.drain != null) ? this.drain.deadline() : Optional.empty();
+	}
+
+	private void check() {
+		try {
+			this.drain.check();
+			if (this.drain.state() == MemberState.STABLE || this.drain.state() == MemberState.LEAVING) {
+				this.watcher.check();
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Member check of {} failed", this.identity.instanceId(), ex);
+		}
+	}
+
+	private Map<TaskId, Long> localLags(StoreTasks storeTasks) {
+		Map<TaskId, Long> lags = new HashMap<>();
+		for (Map.Entry<String, Map<Integer, LagInfo>> store : this.streams.allLocalStorePartitionLags().entrySet()) {
+			store.getValue().forEach((partition, lag) -> storeTasks.taskOf(store.getKey(), partition)
+				.ifPresent((task) -> lags.merge(task, lag.offsetLag(), Long::sum)));
+		}
+		return lags;
+	}
+
+	private void closeStreams() {
+		if (!this.streams.close(CLOSE_TIMEOUT)) {
+			logger.warn("Kafka Streams of {} did not close within {}", this.identity.instanceId(), CLOSE_TIMEOUT);
+		}
+	}
+
+	private long acceptableRecoveryLag() {
+		Object value = this.streamsConfig.get(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG);
+		return (value != null) ? Long.parseLong(String.valueOf(value)) : 10_000L;
+	}
+
+	private Duration heartbeatInterval() {
+		for (String key : new String[] { StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+				StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+				ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG }) {
+			Object value = this.streamsConfig.get(key);
+			if (value != null) {
+				return Duration.ofMillis(Long.parseLong(String.valueOf(value)));
+			}
+		}
+		return Duration.ofSeconds(3);
+	}
+
+	private int replicationFactor() {
+		Object value = this.streamsConfig.get(StreamsConfig.REPLICATION_FACTOR_CONFIG);
+		return (value != null) ? Integer.parseInt(String.valueOf(value)) : -1;
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.scheduler != null) {
+			this.scheduler.shutdownNow();
+		}
+		this.reader.close();
+		this.writer.close();
+	}
+
+}

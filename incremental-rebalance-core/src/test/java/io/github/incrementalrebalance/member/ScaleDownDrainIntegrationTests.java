@@ -1,0 +1,197 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The seed's scale-down on a real broker: three instances under exactly-once, 100 x {@code acceptable.recovery.lag}
+ * records of state per task, a producer running throughout, restores throttled the same way in both runs (a slower
+ * disk), the assignor's safety-net follow-up set to 5 minutes so every move comes from the members' own triggers.
+ * b is asked to leave: it keeps processing while learners warm up on a and c, then hands over and closes; the new
+ * owners restore at most the threshold. The same group closing b with a real leave-group but no learners
+ * (kafka-tuned) stalls b's tasks for their whole restore.
+ */
+class ScaleDownDrainIntegrationTests {
+
+	private static final int PARTITIONS = 6;
+
+	private static final long ACCEPTABLE_LAG = 1_000;
+
+	private static final int KEYS_PER_TASK = (int) (100 * ACCEPTABLE_LAG);
+
+	private static final long RESTORE_RATE = 25_000;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void leavingMemberHandsItsTasksToWarmLearnersAndStallsThemLessThanAPlainLeave() {
+		Duration learners = drainWithLearners();
+		Duration tuned = leaveWithoutLearners();
+		System.out.printf("Longest stall of b's tasks: %d ms drained through learners, %d ms kafka-tuned "
+				+ "(real leave-group, no learners), restores throttled to %d records/s in both%n", learners.toMillis(),
+				tuned.toMillis(), RESTORE_RATE);
+		assertThat(learners).isLessThan(tuned);
+	}
+
+	private Duration drainWithLearners() {
+		Run run = new Run("drain-learners");
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher()) {
+			Map<String, MemberRuntime> runtimes = new ConcurrentHashMap<>();
+			StreamsInstance a = startMember(launcher, "a", runtimes);
+			StreamsInstance b = startMember(launcher, "b", runtimes);
+			StreamsInstance c = startMember(launcher, "c", runtimes);
+			run.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			assertThat(ofB).isNotEmpty();
+			Instant askedAt = Instant.now();
+
+			assertThat(runtimes.get("b").leave(Optional.empty(), "test")).isTrue();
+
+			await("b drained and closed").atMost(Duration.ofMinutes(2))
+				.until(() -> runtimes.get("b").state() == MemberState.CLOSED);
+			assertThat(b.kafkaStreams().state()).isEqualTo(KafkaStreams.State.NOT_RUNNING);
+			await("a and c run every task").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a, c)
+						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
+						&& run.gapMeter.allProcessedSince(ofB, Instant.now().minusMillis(300)));
+			for (TaskId task : ofB) {
+				assertThat(run.gapMeter.processedBy(task, "b", askedAt.plusMillis(500)))
+					.as("b kept processing %s while its learner warmed up", task).isPositive();
+				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
+				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
+			}
+			Duration stall = run.gapMeter.longestGap(ofB, askedAt, Instant.now());
+			run.verifyCounts(producer);
+			runtimes.values().forEach(MemberRuntime::close);
+			return stall;
+		}
+	}
+
+	private Duration leaveWithoutLearners() {
+		Run run = new Run("drain-tuned");
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher()) {
+			StreamsInstance a = startPlain(launcher, "a");
+			StreamsInstance b = startPlain(launcher, "b");
+			StreamsInstance c = startPlain(launcher, "c");
+			run.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			Instant closedAt = Instant.now();
+
+			b.close();
+
+			await("a and c run every task").atMost(Duration.ofMinutes(2))
+				.until(() -> StreamsInstance.allRunning(a, c)
+						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
+						&& run.gapMeter.allProcessedSince(ofB, Instant.now().minusMillis(300)));
+			Duration stall = run.gapMeter.longestGap(ofB, closedAt, Instant.now());
+			run.verifyCounts(producer);
+			return stall;
+		}
+	}
+
+	private static StreamsInstance startMember(StreamsLauncher launcher, String name,
+			Map<String, MemberRuntime> runtimes) {
+		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
+		return launcher.instance(name)
+			.property(LearnerConfig.INSTANCE_ID_CONFIG, name)
+			.configure((properties) -> {
+				MemberRuntime runtime = MemberRuntime.create(properties);
+				runtimes.put(name, runtime);
+				return runtime.configure(properties);
+			})
+			.clientSupplier((supplier) -> runtimes.get(name)
+				.clientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
+			.onCreated((streams, topology) -> runtimes.get(name).attach(streams, topology.describe()).start())
+			.start();
+	}
+
+	private static StreamsInstance startPlain(StreamsLauncher launcher, String name) {
+		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
+		return launcher.instance(name)
+			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
+			.start();
+	}
+
+	/**
+	 * One application: its topics, markers and state.
+	 */
+	private final class Run {
+
+		private final String applicationId;
+
+		private final String input;
+
+		private final String output;
+
+		private final GapMeter gapMeter = new GapMeter();
+
+		Run(String applicationId) {
+			this.applicationId = applicationId;
+			this.input = applicationId + "-input";
+			this.output = applicationId + "-output";
+			broker.createTopics(PARTITIONS, this.input, this.output);
+		}
+
+		TrackingProducer producer() {
+			return new TrackingProducer(broker.bootstrapServers(), this.input);
+		}
+
+		StreamsLauncher launcher() {
+			return new StreamsLauncher(broker.bootstrapServers(), this.applicationId,
+					ScaleDownDrainIntegrationTests.this.stateRoot.resolve(this.applicationId),
+					(name) -> CountingTopology.build(this.input, this.output, name, this.gapMeter))
+				.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+				.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+				.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
+		}
+
+		void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
+			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(instances)
+					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
+			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(3));
+			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(instances)
+					&& this.gapMeter.allProcessedSince(StreamsInstance.activeTasksOf(instances),
+							Instant.now().minusMillis(300)));
+		}
+
+		void verifyCounts(TrackingProducer producer) {
+			producer.stopMarkers();
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(2));
+		}
+
+	}
+
+}
