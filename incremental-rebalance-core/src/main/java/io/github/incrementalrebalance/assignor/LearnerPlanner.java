@@ -233,11 +233,12 @@ public final class LearnerPlanner {
 		 * Tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the most
 		 * caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
 		 * <p>
-		 * A stateful orphan that a member holds caught up is typically the second round of a move, and its former
-		 * owner holds it caught up too. All such orphans go to one of their warm holders, placed against the same loads
-		 * (those before any of them lands), so the order they are placed in cannot push one onto its former owner; see
-		 * {@link #keepOnlyMovesNeverHandedBack}. Orphans nobody holds (a new application's tasks, whose empty
-		 * changelogs make every member look caught up) are spread one by one over the least loaded members.
+		 * A stateful orphan that a member holds caught up is typically the second round of a move: its former owner
+		 * holds it caught up (the checkpoint of the revocation), its new owner is caught up too. All such orphans go to
+		 * a caught-up member, placed against the same loads (those before any of them lands), so the order they are
+		 * placed in cannot push one onto its former owner; see {@link #keepOnlyMovesNeverHandedBack}. Orphans nobody
+		 * holds (a new application's tasks, whose empty changelogs make every member look caught up) are spread one by
+		 * one over the least loaded members.
 		 */
 		private void placeOrphans() {
 			List<TaskId> orphans = this.group.tasks().keySet().stream()
@@ -246,11 +247,10 @@ public final class LearnerPlanner {
 			Map<TaskId, ProcessId> warm = new TreeMap<>();
 			if (!this.mixedModes) {
 				for (TaskId task : orphans) {
-					List<GroupMember> warmHolders = this.mayTakeWork.stream()
-						.filter((member) -> member.holds(task) && caughtUp(member.processId(), task))
-						.toList();
-					if (isStateful(task) && !warmHolders.isEmpty()) {
-						warm.put(task, target(task, null, warmHolders));
+					boolean heldWarm = this.mayTakeWork.stream()
+						.anyMatch((member) -> member.holds(task) && caughtUp(member.processId(), task));
+					if (isStateful(task) && heldWarm) {
+						warm.put(task, target(task, null, this.mayTakeWork));
 					}
 				}
 			}

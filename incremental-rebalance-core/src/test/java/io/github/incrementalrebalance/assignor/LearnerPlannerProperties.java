@@ -69,7 +69,9 @@ class LearnerPlannerProperties {
 				assertThat(learners(round.plan())).as("learners when nothing asks").isEmpty();
 			}
 			if (previous != null && !changedSincePrevious) {
-				checkNoHandBack(previous, round);
+				if (!unknownOffsets) {
+					checkNoHandBack(previous, round);
+				}
 				checkNoLearnerChurn(sim, previous, round);
 			}
 			for (Move move : round.plan().moves()) {
@@ -146,7 +148,9 @@ class LearnerPlannerProperties {
 	}
 
 	/**
-	 * A task revoked from a member that is not leaving is not given back to it in the next round.
+	 * A task revoked from a member that is not leaving is not given back to it in the next round. Not checked in a
+	 * round without end offsets: nothing then tells a caught-up learner from a cold member, and the orphan goes to
+	 * the member holding its state, which can be its former owner (the safe choice: nothing to restore).
 	 */
 	private static void checkNoHandBack(Round previous, Round round) {
 		previous.revoked().forEach((member, tasks) -> {
@@ -282,12 +286,14 @@ class LearnerPlannerProperties {
 
 		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup) {
 			int statefulCount = random.nextInt(taskCount + 1);
+			// a new application's changelogs are empty: every member is caught up without holding anything
+			long state = (random.nextInt(5) == 0) ? 0 : STATE;
 			RoundSimulator sim = new RoundSimulator()
 				.kafkaSettings(ACCEPTABLE_LAG, maxWarmup, random.nextInt(4) == 0 ? 1 : 0)
 				.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
 						random.nextBoolean() ? "eager" : "conservative")
 				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, FACTOR)
-				.statefulTasks(statefulCount, STATE)
+				.statefulTasks(statefulCount, state)
 				.statelessTasks(taskCount - statefulCount)
 				.writes(random.nextBoolean() ? 0 : 1_000);
 			Scenario scenario = new Scenario(sim, maxWarmup);
@@ -320,7 +326,7 @@ class LearnerPlannerProperties {
 				if (sim.isStateful(task) && random.nextInt(5) == 0) {
 					String holder = names.get(random.nextInt(memberCount));
 					if (!running.get(holder).contains(task)) {
-						sim.holds(holder, task, random.nextInt((int) STATE));
+						sim.holds(holder, task, (state == 0) ? 0 : random.nextInt((int) state));
 					}
 				}
 			}

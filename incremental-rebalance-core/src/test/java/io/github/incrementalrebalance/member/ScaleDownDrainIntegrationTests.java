@@ -3,10 +3,8 @@ package io.github.incrementalrebalance.member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.CountingTopology;
@@ -65,19 +63,18 @@ class ScaleDownDrainIntegrationTests {
 	private Duration drainWithLearners() {
 		Run run = new Run("drain-learners");
 		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher()) {
-			Map<String, MemberRuntime> runtimes = new ConcurrentHashMap<>();
-			StreamsInstance a = startMember(launcher, "a", runtimes);
-			StreamsInstance b = startMember(launcher, "b", runtimes);
-			StreamsInstance c = startMember(launcher, "c", runtimes);
+			StreamsInstance a = startMember(launcher, "a");
+			StreamsInstance b = startMember(launcher, "b");
+			StreamsInstance c = startMember(launcher, "c");
 			run.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			assertThat(ofB).isNotEmpty();
 			Instant askedAt = Instant.now();
 
-			assertThat(runtimes.get("b").leave(Optional.empty(), "test")).isTrue();
+			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
 
 			await("b drained and closed").atMost(Duration.ofMinutes(2))
-				.until(() -> runtimes.get("b").state() == MemberState.CLOSED);
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
 			assertThat(b.kafkaStreams().state()).isEqualTo(KafkaStreams.State.NOT_RUNNING);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
@@ -91,7 +88,6 @@ class ScaleDownDrainIntegrationTests {
 			}
 			Duration stall = run.gapMeter.longestGap(ofB, askedAt, Instant.now());
 			run.verifyCounts(producer);
-			runtimes.values().forEach(MemberRuntime::close);
 			return stall;
 		}
 	}
@@ -118,19 +114,11 @@ class ScaleDownDrainIntegrationTests {
 		}
 	}
 
-	private static StreamsInstance startMember(StreamsLauncher launcher, String name,
-			Map<String, MemberRuntime> runtimes) {
+	private static StreamsInstance startMember(StreamsLauncher launcher, String name) {
 		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
 		return launcher.instance(name)
-			.property(LearnerConfig.INSTANCE_ID_CONFIG, name)
-			.configure((properties) -> {
-				MemberRuntime runtime = MemberRuntime.create(properties);
-				runtimes.put(name, runtime);
-				return runtime.configure(properties);
-			})
-			.clientSupplier((supplier) -> runtimes.get(name)
-				.clientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
-			.onCreated((streams, topology) -> runtimes.get(name).attach(streams, topology.describe()).start())
+			.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+			.memberRuntime()
 			.start();
 	}
 

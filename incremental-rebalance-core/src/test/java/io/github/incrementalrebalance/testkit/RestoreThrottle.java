@@ -30,6 +30,14 @@ public final class RestoreThrottle {
 	}
 
 	/**
+	 * A throttle that lets everything through until a rate is set.
+	 * @return the throttle
+	 */
+	public static RestoreThrottle unlimited() {
+		return new RestoreThrottle(Long.MAX_VALUE);
+	}
+
+	/**
 	 * Let restores run at full speed from now on, ending any pause in progress.
 	 */
 	public void release() {

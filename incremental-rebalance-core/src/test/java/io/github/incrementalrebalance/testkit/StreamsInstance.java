@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.StoreTasks;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
@@ -43,21 +44,36 @@ public final class StreamsInstance implements AutoCloseable {
 
 	private final List<StateChange> stateChanges = new CopyOnWriteArrayList<>();
 
+	private final MemberRuntime runtime;
+
 	private volatile boolean closed;
 
 	private StreamsInstance(String name, KafkaStreams streams, KafkaClientSupplier clientSupplier,
-			RestoredRecords restoredRecords) {
+			RestoredRecords restoredRecords, MemberRuntime runtime) {
 		this.name = name;
 		this.streams = streams;
 		this.clientSupplier = clientSupplier;
 		this.restoredRecords = restoredRecords;
+		this.runtime = runtime;
+	}
+
+	/**
+	 * The incremental-rebalance runtime of this instance.
+	 * @return the runtime
+	 * @throws IllegalStateException when the instance was started without one
+	 */
+	public MemberRuntime runtime() {
+		if (this.runtime == null) {
+			throw new IllegalStateException(this.name + " runs without a member runtime");
+		}
+		return this.runtime;
 	}
 
 	static StreamsInstance start(String name, Topology topology, Properties config, KafkaClientSupplier supplier,
-			BiConsumer<KafkaStreams, Topology> onCreated) {
+			BiConsumer<KafkaStreams, Topology> onCreated, MemberRuntime runtime) {
 		KafkaStreams streams = new KafkaStreams(topology, config, supplier);
 		RestoredRecords restored = new RestoredRecords(StoreTasks.of(topology.describe()));
-		StreamsInstance instance = new StreamsInstance(name, streams, supplier, restored);
+		StreamsInstance instance = new StreamsInstance(name, streams, supplier, restored, runtime);
 		streams.setStateListener((to, from) -> instance.stateChanges.add(new StateChange(Instant.now(), from, to)));
 		streams.setGlobalStateRestoreListener(restored);
 		streams.setStandbyUpdateListener(restored);
@@ -178,6 +194,9 @@ public final class StreamsInstance implements AutoCloseable {
 		}
 		this.closed = true;
 		this.streams.close(options);
+		if (this.runtime != null) {
+			this.runtime.close();
+		}
 	}
 
 	/**

@@ -12,6 +12,8 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
@@ -138,6 +140,8 @@ public final class StreamsLauncher implements AutoCloseable {
 		private BiConsumer<KafkaStreams, Topology> onCreated = (streams, topology) -> {
 		};
 
+		private boolean memberRuntime;
+
 		private Spec(String name) {
 			this.name = name;
 		}
@@ -181,6 +185,17 @@ public final class StreamsLauncher implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Run incremental-rebalance in this instance: a {@link MemberRuntime} configures it, wraps its client supplier
+		 * (after the decorator of {@link #clientSupplier}), watches its learners and lets it leave. The instance's
+		 * name is its instance id.
+		 * @return this spec
+		 */
+		public Spec memberRuntime() {
+			this.memberRuntime = true;
+			return property(LearnerConfig.INSTANCE_ID_CONFIG, this.name);
+		}
+
 		public StreamsInstance start() {
 			Properties config = new Properties();
 			config.putAll(StreamsLauncher.this.properties);
@@ -192,8 +207,18 @@ public final class StreamsLauncher implements AutoCloseable {
 			Properties configured = this.configurer.apply(config);
 			Topology topology = StreamsLauncher.this.topologyOf.apply(this.name);
 			KafkaClientSupplier supplier = this.clientSupplier.apply(new DefaultKafkaClientSupplier());
-			StreamsInstance instance = StreamsInstance.start(this.name, topology, configured, supplier,
-					this.onCreated);
+			MemberRuntime runtime = null;
+			BiConsumer<KafkaStreams, Topology> beforeStart = this.onCreated;
+			if (this.memberRuntime) {
+				MemberRuntime member = MemberRuntime.create(configured);
+				configured = member.configure(configured);
+				supplier = member.clientSupplier(supplier);
+				beforeStart = beforeStart
+					.andThen((streams, built) -> member.attach(streams, built.describe()).start());
+				runtime = member;
+			}
+			StreamsInstance instance = StreamsInstance.start(this.name, topology, configured, supplier, beforeStart,
+					runtime);
 			StreamsLauncher.this.instances.add(instance);
 			return instance;
 		}

@@ -1,0 +1,293 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import io.github.incrementalrebalance.assignor.HandOverReason;
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How a leave ends besides the plain hand-over: eager and conservative, cancelled, at its deadline, as the only
+ * member, and in mode upgrading. Restores are throttled per instance so learners warm up as slowly as each test
+ * needs; the assignor's safety-net follow-up is 5 minutes, so moves come from the members' own triggers.
+ */
+class DrainScenariosIntegrationTests {
+
+	private static final int PARTITIONS = 4;
+
+	private static final long ACCEPTABLE_LAG = 1_000;
+
+	private static final int KEYS_PER_TASK = 20_000;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void eagerMovesTheFastTaskWhileTheSlowLearnerStillWarms() {
+		Group group = new Group("eager", "eager");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			Map<String, RestoreThrottle> throttles = slowThrottles();
+			List<StreamsInstance> members = group.members(launcher, throttles);
+			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
+			Roles roles = Roles.of(members, throttles);
+
+			roles.leaver().runtime().leave(Optional.empty(), "test");
+
+			await("the leaver runs one task, the other moved").atMost(Duration.ofMinutes(1))
+				.until(() -> roles.leaver().activeTasks().size() == 1
+						&& roles.leaver().state() == KafkaStreams.State.RUNNING);
+			assertThat(roles.leaver().runtime().state()).isEqualTo(MemberState.LEAVING);
+			TaskId slowTask = roles.leaver().activeTasks().iterator().next();
+			assertThat(roles.slow().runtime().controlView().plan(roles.slow().name()).map(PlanRecord::learning)
+				.orElseThrow()).as("the slow learner still warms up").containsKey(slowTask.toString());
+			roles.slowThrottle().release();
+			await("the leaver drained").atMost(Duration.ofMinutes(1))
+				.until(() -> roles.leaver().runtime().state() == MemberState.CLOSED);
+			long enforced = roles.enforcedByLearners();
+			System.out.printf("eager: the learners' members enforced %d rebalances%n", enforced);
+			assertThat(enforced).as("one per ready learner").isEqualTo(2);
+		}
+	}
+
+	@Test
+	void conservativeMovesBothTasksTogetherThroughTheHandOver() {
+		Group group = new Group("conservative", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			Map<String, RestoreThrottle> throttles = slowThrottles();
+			List<StreamsInstance> members = group.members(launcher, throttles);
+			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
+			Roles roles = Roles.of(members, throttles);
+			Set<TaskId> ofLeaver = roles.leaver().activeTasks();
+
+			roles.leaver().runtime().leave(Optional.empty(), "test");
+
+			await("the fast learner is ready").atMost(Duration.ofSeconds(30))
+				.until(() -> roles.fast().runtime().controlView().plan(roles.fast().name())
+					.map((plan) -> !plan.ready().isEmpty())
+					.orElse(false));
+			assertThat(roles.leaver().activeTasks()).as("conservative: nothing moves before every learner is ready")
+				.isEqualTo(ofLeaver);
+			roles.slowThrottle().release();
+			await("the leaver drained").atMost(Duration.ofMinutes(1))
+				.until(() -> roles.leaver().runtime().state() == MemberState.CLOSED);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> StreamsInstance.activeTasksOf(roles.fast(), roles.slow()).containsAll(ofLeaver));
+			assertThat(roles.leaver().runtime().controlView().plan(roles.leaver().name()).flatMap(PlanRecord::handOver))
+				.contains(HandOverReason.LEARNERS_READY);
+			long enforced = roles.enforcedByLearners();
+			System.out.printf("conservative: the learners' members enforced %d rebalances%n", enforced);
+			assertThat(enforced).as("one per member once all its learners are ready").isEqualTo(2);
+		}
+	}
+
+	@Test
+	void cancelledLeaveKeepsTheTasksAndDropsTheLearners() {
+		Group group = new Group("cancel", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.of(500));
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.of(500));
+			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.of(500));
+			group.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+
+			b.runtime().leave(Optional.empty(), "test");
+			await("learners placed").atMost(Duration.ofSeconds(30))
+				.until(() -> b.runtime().controlView().plan("b").map(PlanRecord::leaving).orElse(false));
+			assertThat(b.runtime().cancel()).isTrue();
+
+			assertThat(b.runtime().state()).isEqualTo(MemberState.STABLE);
+			await("plan without b leaving and without learners").atMost(Duration.ofSeconds(30))
+				.until(() -> b.runtime().controlView().plans().values().stream()
+					.allMatch((plan) -> !plan.leaving() && plan.learning().isEmpty()));
+			assertThat(b.activeTasks()).isEqualTo(ofB);
+		}
+	}
+
+	@Test
+	void leaveWhoseLearnersCannotFinishInTimeEndsAtItsDeadline() {
+		Group group = new Group("deadline", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.of(200));
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.of(200));
+			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.of(200));
+			group.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			Instant askedAt = Instant.now();
+
+			b.runtime().leave(Optional.of(Duration.ofSeconds(4)), "test");
+
+			await("b forced out and closed").atMost(Duration.ofMinutes(1))
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(Duration.between(askedAt, Instant.now())).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
+			await("a and c run every task").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a, c)
+						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
+			assertThat(StreamsInstance.activeTasksOf(a, c)).containsAll(ofB);
+			group.verifyCounts(producer);
+		}
+	}
+
+	@Test
+	void onlyMemberAskedToLeaveLeavesAtOnce() {
+		Group group = new Group("alone", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
+			group.loadAndSettle(producer, a);
+
+			a.runtime().leave(Optional.empty(), "test");
+
+			await("a closed").atMost(Duration.ofSeconds(30)).until(() -> a.runtime().state() == MemberState.CLOSED);
+			assertThat(a.runtime().controlView().plan("a").flatMap(PlanRecord::handOver))
+				.contains(HandOverReason.NO_OTHER_MEMBER);
+		}
+	}
+
+	@Test
+	void memberInModeUpgradingLeavesAtOnce() {
+		Group group = new Group("upgrading", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
+			StreamsInstance b = launcher.instance("b")
+				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
+				.memberRuntime()
+				.start();
+			group.loadAndSettle(producer, a, b);
+
+			b.runtime().leave(Optional.empty(), "test");
+
+			await("b closed").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			await("a runs every task").atMost(Duration.ofSeconds(30))
+				.until(() -> a.activeTasks().size() == PARTITIONS && a.state() == KafkaStreams.State.RUNNING);
+		}
+	}
+
+	private static Map<String, RestoreThrottle> slowThrottles() {
+		Map<String, RestoreThrottle> throttles = new LinkedHashMap<>();
+		for (String name : List.of("a", "b", "c")) {
+			throttles.put(name, RestoreThrottle.of(1_000));
+		}
+		return throttles;
+	}
+
+	/**
+	 * Who does what once the tasks are placed: the member with two tasks leaves, one of the others warms up fast, the
+	 * third slowly until the test releases it.
+	 */
+	private record Roles(StreamsInstance leaver, StreamsInstance fast, StreamsInstance slow,
+			RestoreThrottle slowThrottle) {
+
+		static Roles of(List<StreamsInstance> members, Map<String, RestoreThrottle> throttles) {
+			StreamsInstance leaver = members.stream()
+				.filter((member) -> member.activeTasks().size() == 2)
+				.findFirst()
+				.orElseThrow();
+			List<StreamsInstance> others = members.stream().filter((member) -> member != leaver).toList();
+			throttles.get(others.get(0).name()).release();
+			return new Roles(leaver, others.get(0), others.get(1), throttles.get(others.get(1).name()));
+		}
+
+		long enforcedByLearners() {
+			return this.fast.clientSupplier(MemberClientSupplier.class).rebalanceTrigger().enforcedCount()
+					+ this.slow.clientSupplier(MemberClientSupplier.class).rebalanceTrigger().enforcedCount();
+		}
+
+	}
+
+	/**
+	 * One application of a test.
+	 */
+	private final class Group {
+
+		private final String applicationId;
+
+		private final String learnerRebalance;
+
+		private final String input;
+
+		private final String output;
+
+		private final GapMeter gapMeter = new GapMeter();
+
+		Group(String applicationId, String learnerRebalance) {
+			this.applicationId = applicationId;
+			this.learnerRebalance = learnerRebalance;
+			this.input = applicationId + "-input";
+			this.output = applicationId + "-output";
+			broker.createTopics(PARTITIONS, this.input, this.output);
+		}
+
+		TrackingProducer producer() {
+			return new TrackingProducer(broker.bootstrapServers(), this.input);
+		}
+
+		StreamsLauncher launcher() {
+			return new StreamsLauncher(broker.bootstrapServers(), this.applicationId,
+					DrainScenariosIntegrationTests.this.stateRoot.resolve(this.applicationId),
+					(name) -> CountingTopology.build(this.input, this.output, name, this.gapMeter))
+				.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+				.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+				.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance)
+				.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
+		}
+
+		List<StreamsInstance> members(StreamsLauncher launcher, Map<String, RestoreThrottle> throttles) {
+			return throttles.entrySet().stream()
+				.map((entry) -> member(launcher, entry.getKey(), entry.getValue()))
+				.toList();
+		}
+
+		StreamsInstance member(StreamsLauncher launcher, String name, RestoreThrottle throttle) {
+			return launcher.instance(name)
+				.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+				.memberRuntime()
+				.start();
+		}
+
+		void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
+			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(instances)
+					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
+			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(2));
+			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(instances)
+					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
+		}
+
+		void verifyCounts(TrackingProducer producer) {
+			producer.stopMarkers();
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(2));
+		}
+
+	}
+
+}
