@@ -80,6 +80,12 @@ public final class LearnerPlanner {
 		 */
 		private final Set<ProcessId> tookWork = new HashSet<>();
 
+		/**
+		 * Members given an orphan this round: they run it from the next round on and may give work then, so
+		 * balancing they hold up is retried at once (a leaving member's learners, in contrast, wait for a while).
+		 */
+		private final Set<ProcessId> tookOrphans = new HashSet<>();
+
 		private final Map<ProcessId, HandOverReason> handOver = new HashMap<>();
 
 		private final List<Move> moves = new ArrayList<>();
@@ -257,6 +263,7 @@ public final class LearnerPlanner {
 			warm.forEach((task, target) -> {
 				loads(task).add(target);
 				this.tookWork.add(target);
+				this.tookOrphans.add(target);
 				moveNow(task, Optional.empty(), target, "no running owner");
 			});
 			for (TaskId task : orphans) {
@@ -266,6 +273,7 @@ public final class LearnerPlanner {
 				ProcessId target = this.mixedModes ? leastLoaded(task, this.mayTakeWork) : orphanTarget(task);
 				loads(task).add(target);
 				this.tookWork.add(target);
+				this.tookOrphans.add(target);
 				moveNow(task, Optional.empty(), target, "no running owner");
 			}
 		}
@@ -308,7 +316,7 @@ public final class LearnerPlanner {
 						.findFirst());
 				if (pick.isEmpty()) {
 					this.balanceDeferred |= loads.byLoadDescending().stream()
-						.filter(takers::contains)
+						.filter(this.tookOrphans::contains)
 						.anyMatch((from) -> movableTasks(from, stateful).stream()
 							.anyMatch((task) -> balanceTarget(task, from, loads, givers).isPresent()));
 					break;

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * Watches the learners the plan gave this member and asks for a rebalance when they are ready, so a task moves as
  * soon as its state is warm instead of at the leader's next follow-up. Eager: when one learner is ready;
  * conservative: when all are. A learner counts as ready at half of {@code acceptable.recovery.lag}, so it is still
- * within the threshold when the leader reads its lag; one trigger per plan, at most one per spacing.
+ * within the threshold when the leader reads its lag. Only learners the plan does not show ready yet count: a ready
+ * learner whose move waits (for the leaving member's other learners) needs no more rebalances. One trigger per plan,
+ * at most one per spacing.
  */
 final class LearnerWatcher {
 
@@ -70,12 +72,17 @@ final class LearnerWatcher {
 			return;
 		}
 		Set<TaskId> learners = plan.get().learning().keySet().stream().map(TaskId::parse).collect(Collectors.toSet());
+		Set<TaskId> readyInPlan = plan.get().ready().stream().map(TaskId::parse).collect(Collectors.toSet());
+		if (readyInPlan.containsAll(learners)) {
+			return;
+		}
 		Map<TaskId, Long> lags = this.localLags.get();
 		Set<TaskId> ready = learners.stream()
+			.filter((task) -> !readyInPlan.contains(task))
 			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
 			.collect(Collectors.toSet());
 		boolean fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
-				: ready.size() == learners.size();
+				: !ready.isEmpty() && ready.size() + readyInPlan.size() == learners.size();
 		if (fire) {
 			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
 			this.trigger.request("incremental-rebalance: learners ready " + ready);

@@ -135,9 +135,11 @@ class DrainScenariosIntegrationTests {
 	void leaveWhoseLearnersCannotFinishInTimeEndsAtItsDeadline() {
 		Group group = new Group("deadline", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.of(200));
-			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.of(200));
-			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.of(200));
+			Map<String, RestoreThrottle> throttles = Map.of("a", RestoreThrottle.of(200), "b", RestoreThrottle.of(200),
+					"c", RestoreThrottle.of(200));
+			StreamsInstance a = group.member(launcher, "a", throttles.get("a"));
+			StreamsInstance b = group.member(launcher, "b", throttles.get("b"));
+			StreamsInstance c = group.member(launcher, "c", throttles.get("c"));
 			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant askedAt = Instant.now();
@@ -147,6 +149,8 @@ class DrainScenariosIntegrationTests {
 			await("b forced out and closed").atMost(Duration.ofMinutes(1))
 				.until(() -> b.runtime().state() == MemberState.CLOSED);
 			assertThat(Duration.between(askedAt, Instant.now())).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
+			assertThat(b.runtime().controlView().plan("b").map(PlanRecord::leaving)).contains(true);
+			throttles.values().forEach(RestoreThrottle::release);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
@@ -255,7 +259,9 @@ class DrainScenariosIntegrationTests {
 				.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 				.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
 				.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance)
-				.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
+				.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
+				// start-up moves leave task directories behind; cleaned, they do not attract the learners
+				.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L);
 		}
 
 		List<StreamsInstance> members(StreamsLauncher launcher, Map<String, RestoreThrottle> throttles) {
