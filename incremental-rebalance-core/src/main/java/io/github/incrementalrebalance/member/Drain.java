@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.member;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -61,6 +62,10 @@ final class Drain {
 
 	private boolean confirmed;
 
+	private boolean recordSeen;
+
+	private Instant cancelledRequest = Instant.MIN;
+
 	Drain(MemberIdentity identity, ControlTopicReader reader, ControlTopicWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, Runnable closeStreams, Consumer<MemberState> onClosed,
 			Duration unansweredLimit, Clock clock) {
@@ -93,7 +98,8 @@ final class Drain {
 		if (this.state != MemberState.STABLE) {
 			return false;
 		}
-		Instant now = this.clock.instant();
+		// the control record keeps milliseconds: compare like with like when the record is read back
+		Instant now = this.clock.instant().truncatedTo(ChronoUnit.MILLIS);
 		Optional<Instant> until = timeout.map(now::plus);
 		try {
 			this.writer.write(new LeaveRecord(this.identity.instanceId(), this.identity.incarnation(), now, until,
@@ -106,16 +112,22 @@ final class Drain {
 		catch (Exception ex) {
 			throw new IllegalStateException("Cannot write the leave request to the control topic: " + ex, ex);
 		}
-		this.requestedAt = now;
+		startLeaving(now, until, source);
+		return true;
+	}
+
+	private void startLeaving(Instant requested, Optional<Instant> until, String source) {
+		Instant now = this.clock.instant();
+		this.requestedAt = requested;
 		this.deadline = until;
 		this.confirmed = false;
+		this.recordSeen = false;
 		this.retry = FIRST_RETRY;
 		this.nextRetry = now.plus(this.retry);
 		this.state = MemberState.LEAVING;
 		logger.info("{} is leaving (deadline {}), asked by {}", this.identity.instanceId(),
 				until.map(Instant::toString).orElse("none"), source);
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving");
-		return true;
 	}
 
 	/**
@@ -127,20 +139,43 @@ final class Drain {
 			return false;
 		}
 		this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
+		stay();
+		return true;
+	}
+
+	private void stay() {
+		this.cancelledRequest = this.requestedAt;
 		this.state = MemberState.STABLE;
 		this.deadline = Optional.empty();
 		logger.info("{} cancelled its leave", this.identity.instanceId());
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " stays");
-		return true;
 	}
 
+	/**
+	 * Follow the control topic: a leave record for this start of the member written elsewhere (the command line)
+	 * starts the leave; its tombstone cancels it. Then move the leave on.
+	 */
 	synchronized void check() {
+		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId())
+			.filter((leave) -> leave.incarnation().equals(this.identity.incarnation()));
+		if (this.state == MemberState.STABLE) {
+			record.filter((leave) -> !leave.requestedAt().equals(this.cancelledRequest))
+				.ifPresent((leave) -> startLeaving(leave.requestedAt(), leave.deadline(), leave.source()));
+			return;
+		}
 		if (this.state != MemberState.LEAVING) {
+			return;
+		}
+		if (record.isPresent()) {
+			this.recordSeen = true;
+		}
+		else if (this.recordSeen) {
+			stay();
 			return;
 		}
 		Instant now = this.clock.instant();
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
-			.filter((record) -> record.incarnation().equals(this.identity.incarnation()) && record.leaving());
+			.filter((own) -> own.incarnation().equals(this.identity.incarnation()) && own.leaving());
 		if (plan.isPresent()) {
 			this.confirmed = true;
 			if (plan.get().handOver().isPresent()) {

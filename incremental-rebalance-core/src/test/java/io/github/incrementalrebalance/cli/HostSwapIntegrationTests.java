@@ -1,0 +1,98 @@
+package io.github.incrementalrebalance.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A host swap with the command line: two new instances join, then one command marks both old ones leaving. Both
+ * drain through learners on the new ones and close; the counts stay exact.
+ */
+class HostSwapIntegrationTests {
+
+	private static final int PARTITIONS = 4;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void commandLineDrainsBothOldInstancesAtOnce() {
+		String applicationId = "host-swap";
+		broker.createTopics(PARTITIONS, applicationId + "-input", applicationId + "-output");
+		GapMeter gapMeter = new GapMeter();
+		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), applicationId + "-input");
+				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
+						this.stateRoot, (name) -> CountingTopology.build(applicationId + "-input",
+								applicationId + "-output", name, gapMeter))
+					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, 1_000L)
+					.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L)
+					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())) {
+			StreamsInstance old1 = launcher.instance("old-1").memberRuntime().start();
+			StreamsInstance old2 = launcher.instance("old-2").memberRuntime().start();
+			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(old1, old2)
+					&& StreamsInstance.activeTasksOf(old1, old2).size() == PARTITIONS);
+			producer.load(PARTITIONS, 20_000, 1);
+			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			StreamsInstance new1 = launcher.instance("new-1").memberRuntime().start();
+			StreamsInstance new2 = launcher.instance("new-2").memberRuntime().start();
+			await("the new instances took a share").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(old1, old2, new1, new2) && !new1.activeTasks().isEmpty()
+						&& !new2.activeTasks().isEmpty());
+
+			String list = run(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+					applicationId);
+			assertThat(list).contains("old-1").contains("old-2").contains("new-1").contains("new-2");
+			run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", applicationId,
+					"--instance-id", "gone-9");
+			String leave = run(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+					applicationId, "--instance-id", "old-1,old-2", "--timeout", "2m");
+			assertThat(leave).contains("old-1: leaving").contains("old-2: leaving");
+
+			await("both old instances drained and closed").atMost(Duration.ofMinutes(2))
+				.until(() -> old1.runtime().state() == MemberState.CLOSED
+						&& old2.runtime().state() == MemberState.CLOSED);
+			await("the new instances run every task").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(new1, new2)
+						&& StreamsInstance.activeTasksOf(new1, new2).size() == PARTITIONS);
+			producer.stopMarkers();
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), applicationId + "-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+		}
+	}
+
+	private static String run(int expectedStatus, String... args) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream();
+		ByteArrayOutputStream err = new ByteArrayOutputStream();
+		int status = new RebalanceCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+				new PrintStream(err, true, StandardCharsets.UTF_8))
+			.run(args);
+		String printed = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+		System.out.println(printed);
+		assertThat(status).as(printed).isEqualTo(expectedStatus);
+		return printed;
+	}
+
+}
