@@ -21,6 +21,10 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
@@ -160,11 +164,21 @@ class DrainScenariosIntegrationTests {
 	}
 
 	@Test
-	void onlyMemberAskedToLeaveLeavesAtOnce() {
+	void onlyMemberAskedToLeaveLeavesAtOnceAfterAMalformedControlRecord() {
 		Group group = new Group("alone", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
 			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
 			group.loadAndSettle(producer, a);
+			try (KafkaProducer<String, String> raw = new KafkaProducer<>(
+					Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),
+					new StringSerializer())) {
+				raw.send(new ProducerRecord<>(a.runtime().controlTopic(), 0, "leave/a", "{\"v\":\"one\"}"));
+			}
+			producer.flush();
+			await("markers flow after the malformed record").atMost(Duration.ofSeconds(30))
+				.until(() -> group.gapMeter.allProcessedSince(a.activeTasks(), Instant.now().minusMillis(300)));
+			assertThat(a.state()).isEqualTo(KafkaStreams.State.RUNNING);
+			assertThat(a.runtime().state()).isEqualTo(MemberState.STABLE);
 
 			a.runtime().leave(Optional.empty(), "test");
 
