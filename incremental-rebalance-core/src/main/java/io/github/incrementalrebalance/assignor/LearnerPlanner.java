@@ -143,7 +143,7 @@ public final class LearnerPlanner {
 			}
 			placeStandbys();
 			return new Plan(memberPlans(), this.moves, this.waiting, followUp(), this.unknownOffsets,
-					this.mixedModes);
+					this.mixedModes, duplicateInstanceIds());
 		}
 
 		/**
@@ -611,6 +611,18 @@ public final class LearnerPlanner {
 						this.leaving.containsKey(id), Optional.ofNullable(this.handOver.get(id))));
 			}
 			return plans;
+		}
+
+		/**
+		 * Two live members with one instance id cannot be told apart by the operator: a leave would hit both.
+		 */
+		private Set<String> duplicateInstanceIds() {
+			Map<String, Long> byId = this.group.members().stream()
+				.collect(Collectors.groupingBy(GroupMember::instanceId, Collectors.counting()));
+			return byId.entrySet().stream()
+				.filter((entry) -> entry.getValue() > 1)
+				.map(Map.Entry::getKey)
+				.collect(Collectors.toSet());
 		}
 
 		private static SortedSet<TaskId> tasksAt(Map<TaskId, ProcessId> placement, ProcessId member) {

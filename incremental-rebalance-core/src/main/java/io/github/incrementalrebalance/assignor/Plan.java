@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -16,12 +18,14 @@ import java.util.stream.Collectors;
  * @param followUp when a member should trigger the next rebalance, if one is needed
  * @param unknownOffsets whether end offsets were unknown this round (no stateful task moved)
  * @param mixedModes whether a member runs mode {@code upgrading} (no learners placed)
+ * @param duplicateInstanceIds instance ids that two or more live members use
  */
 public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
-		boolean unknownOffsets, boolean mixedModes) {
+		boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds) {
 
 	public Plan {
 		members = List.copyOf(members);
+		duplicateInstanceIds = Set.copyOf(duplicateInstanceIds);
 		moves = List.copyOf(moves);
 		waiting = List.copyOf(waiting);
 		Objects.requireNonNull(followUp, "followUp");
@@ -65,6 +69,9 @@ public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove>
 		}
 		if (this.mixedModes) {
 			line.append("; a member runs mode upgrading: no learners");
+		}
+		if (!this.duplicateInstanceIds.isEmpty()) {
+			line.append("; instance ids used by two live members: ").append(new TreeSet<>(this.duplicateInstanceIds));
 		}
 		this.followUp.ifPresent((at) -> line.append("; follow-up in ")
 			.append(Math.max(0, at.toEpochMilli() - now.toEpochMilli()))

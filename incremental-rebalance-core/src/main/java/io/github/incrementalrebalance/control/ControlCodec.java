@@ -67,6 +67,7 @@ public final class ControlCodec {
 			node.put("epoch", epoch.epoch());
 			node.put("leader", epoch.leader());
 			node.put("summary", epoch.summary());
+			strings(node.putArray("duplicateInstanceIds"), epoch.duplicateInstanceIds());
 		}
 		try {
 			return mapper.writeValueAsBytes(node);
@@ -130,7 +131,8 @@ public final class ControlCodec {
 		}
 		long epoch = requiredLong(key, node, "epoch");
 		return Optional.of(new PlanEpoch(epoch, requiredText(key, node, "leader"), Instant.ofEpochMilli(epoch),
-				Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse("")));
+				Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
+				strings(node, "duplicateInstanceIds")));
 	}
 
 	private static HandOverReason handOverReason(String key, String name) {

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -11,8 +12,10 @@ import java.util.Objects;
  * @param leader the leader's instance id
  * @param at the same time, as an instant
  * @param summary the decision log line
+ * @param duplicateInstanceIds instance ids two or more live members use
  */
-public record PlanEpoch(long epoch, String leader, Instant at, String summary) implements ControlRecord {
+public record PlanEpoch(long epoch, String leader, Instant at, String summary, List<String> duplicateInstanceIds)
+		implements ControlRecord {
 
 	public static final String KEY = "plan-epoch";
 
@@ -20,6 +23,7 @@ public record PlanEpoch(long epoch, String leader, Instant at, String summary) i
 		Objects.requireNonNull(leader, "leader");
 		Objects.requireNonNull(at, "at");
 		Objects.requireNonNull(summary, "summary");
+		duplicateInstanceIds = List.copyOf(duplicateInstanceIds);
 	}
 
 	@Override

@@ -1,9 +1,12 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.assignor.MemberPlan;
 import io.github.incrementalrebalance.assignor.Plan;
@@ -16,7 +19,12 @@ import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentErro
  */
 public final class PlanPublisher implements PlanListener {
 
+	/** How long a leave record of an id that is not in the group is kept. */
+	static final Duration GONE_FOR = Duration.ofMinutes(10);
+
 	private final ControlTopicWriter writer;
+
+	private final ControlTopicReader reader;
 
 	private final String leader;
 
@@ -24,11 +32,13 @@ public final class PlanPublisher implements PlanListener {
 
 	/**
 	 * @param writer the control topic writer
+	 * @param reader the control topic reader, for the leave records
 	 * @param leader this instance's id, named as leader in the epoch
 	 * @param clock the clock giving the epoch
 	 */
-	public PlanPublisher(ControlTopicWriter writer, String leader, Clock clock) {
+	public PlanPublisher(ControlTopicWriter writer, ControlTopicReader reader, String leader, Clock clock) {
 		this.writer = writer;
+		this.reader = reader;
 		this.leader = leader;
 		this.clock = clock;
 	}
@@ -43,8 +53,22 @@ public final class PlanPublisher implements PlanListener {
 		for (MemberPlan member : plan.members()) {
 			records.add(PlanRecord.of(member, at));
 		}
-		records.add(new PlanEpoch(at.toEpochMilli(), this.leader, at, plan.explain(at)));
+		records.add(new PlanEpoch(at.toEpochMilli(), this.leader, at, plan.explain(at),
+				List.copyOf(plan.duplicateInstanceIds())));
 		this.writer.publishPlan(records);
+		forgetLeavesOfLongGoneMembers(plan, at);
+	}
+
+	/**
+	 * Leave records outlive their members (a pod that crashed while leaving): the leader tombstones those of ids
+	 * absent from the group for longer than {@link #GONE_FOR}, judged by when the leave was asked.
+	 */
+	private void forgetLeavesOfLongGoneMembers(Plan plan, Instant now) {
+		Set<String> present = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
+		this.reader.leaveRecords().values().stream()
+			.filter((leave) -> !present.contains(leave.instanceId()))
+			.filter((leave) -> leave.requestedAt().plus(GONE_FOR).isBefore(now))
+			.forEach((leave) -> this.writer.tombstone(leave.key()));
 	}
 
 }

@@ -6,11 +6,16 @@ import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,11 +31,14 @@ import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.PlanPublisher;
+import io.github.incrementalrebalance.control.PlanRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.TopologyDescription;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
@@ -85,6 +93,10 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private Consumer<MemberState> onClosed = (state) -> {
 	};
+
+	private StoreTasks storeTasks;
+
+	private volatile boolean duplicateReported;
 
 	private ScheduledExecutorService scheduler;
 
@@ -182,7 +194,8 @@ public final class MemberRuntime implements AutoCloseable {
 		this.identity.clientTags()
 			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
 		configured.put(ControlView.CONFIG, this.reader);
-		configured.put(PlanListener.CONFIG, new PlanPublisher(this.writer, this.identity.instanceId(), this.clock));
+		configured.put(PlanListener.CONFIG,
+				new PlanPublisher(this.writer, this.reader, this.identity.instanceId(), this.clock));
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
 		return configured;
 	}
@@ -209,6 +222,7 @@ public final class MemberRuntime implements AutoCloseable {
 		Objects.requireNonNull(this.clientSupplier, "build KafkaStreams with clientSupplier(..) first");
 		this.streams = kafkaStreams;
 		StoreTasks storeTasks = StoreTasks.of(topology);
+		this.storeTasks = storeTasks;
 		long acceptableLag = acceptableRecoveryLag();
 		this.watcher = new LearnerWatcher(this.identity, this.reader, () -> localLags(storeTasks),
 				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
@@ -256,6 +270,11 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return whether this call started the leave (false for a repeat)
 	 */
 	public boolean leave(Optional<Duration> timeout, String source) {
+		if (hasDuplicateInstanceId()) {
+			throw new IllegalStateException("Instance id " + this.identity.instanceId() + " is used by two live "
+					+ "members (see the group plan): give each its own incremental.rebalance.instance.id before asking "
+					+ "one to leave");
+		}
 		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
 		if (this.config.rebalancingMode() == RebalancingMode.UPGRADING) {
 			logger.info("{} runs mode upgrading: no learners, leaving at once", this.identity.instanceId());
@@ -268,6 +287,47 @@ public final class MemberRuntime implements AutoCloseable {
 		return this.drain.cancel();
 	}
 
+	/**
+	 * Whether the last plan found another live member with this instance id.
+	 * @return true when the id is duplicated
+	 */
+	public boolean hasDuplicateInstanceId() {
+		return this.reader.planEpoch()
+			.map((epoch) -> epoch.duplicateInstanceIds().contains(this.identity.instanceId()))
+			.orElse(false);
+	}
+
+	/**
+	 * This member's tasks: what it runs, learns and keeps standby, with the local lag of learners and standbys.
+	 * @return the tasks, as of Kafka Streams' last assignment and the last plan
+	 */
+	public List<TaskState> tasks() {
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
+			.filter((record) -> record.incarnation().equals(this.identity.incarnation()));
+		Set<String> beingLearned = plan.map((p) -> Set.copyOf(p.beingLearned())).orElse(Set.of());
+		Set<String> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
+		long acceptableLag = acceptableRecoveryLag();
+		Map<TaskId, Long> lags = localLags(this.storeTasks);
+		List<TaskState> tasks = new ArrayList<>();
+		for (ThreadMetadata thread : this.streams.metadataForLocalThreads()) {
+			for (TaskMetadata active : thread.activeTasks()) {
+				TaskId task = active.taskId();
+				tasks.add(new TaskState(task,
+						beingLearned.contains(task.toString()) ? TaskRole.BEING_LEARNED : TaskRole.ACTIVE,
+						OptionalLong.empty(), false));
+			}
+			for (TaskMetadata standby : thread.standbyTasks()) {
+				TaskId task = standby.taskId();
+				OptionalLong lag = lags.containsKey(task) ? OptionalLong.of(lags.get(task)) : OptionalLong.empty();
+				boolean learner = learning.contains(task.toString());
+				tasks.add(new TaskState(task, learner ? TaskRole.LEARNING : TaskRole.STANDBY, lag,
+						learner && lag.isPresent() && lag.getAsLong() <= acceptableLag));
+			}
+		}
+		tasks.sort(Comparator.comparing(TaskState::task));
+		return tasks;
+	}
+
 	public MemberState state() {
 		return (this.drain != null) ? this.drain.state() : MemberState.STABLE;
 	}
@@ -277,6 +337,11 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	private void check() {
+		if (!this.duplicateReported && hasDuplicateInstanceId()) {
+			this.duplicateReported = true;
+			logger.error("Another live member uses instance id {}: the operator cannot tell them apart, and a leave "
+					+ "for this id is refused; set incremental.rebalance.instance.id", this.identity.instanceId());
+		}
 		try {
 			this.drain.check();
 			if (this.drain.state() == MemberState.STABLE || this.drain.state() == MemberState.LEAVING) {

@@ -29,7 +29,7 @@ class ControlCodecTests {
 		PlanRecord plan = new PlanRecord("pod-7", "k3j9", NOW.toEpochMilli(), List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
 				List.of("0_2"), List.of("0_1"), List.of("0_4"), true, Optional.of(HandOverReason.LEARNERS_READY));
 		assertThat(roundTrip(plan)).isEqualTo(plan);
-		PlanEpoch epoch = new PlanEpoch(NOW.toEpochMilli(), "pod-1", NOW, "moved none");
+		PlanEpoch epoch = new PlanEpoch(NOW.toEpochMilli(), "pod-1", NOW, "moved none", List.of("pod-3"));
 		assertThat(roundTrip(epoch)).isEqualTo(epoch);
 	}
 

@@ -1,14 +1,17 @@
 package io.github.incrementalrebalance.control;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.assignor.Plan;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
@@ -20,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -94,7 +98,7 @@ class ControlTopicIntegrationTests {
 							ChronoUnit.MILLIS))));
 
 				writer.publishPlan(List.of(new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"),
-						List.of(), true, Optional.empty()), new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none")));
+						List.of(), true, Optional.empty()), new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none", List.of())));
 				await().atMost(TIMEOUT).until(() -> reader.planEpoch().isPresent() && reader.plan("s3").isPresent());
 				assertThat(reader.plan("s3").orElseThrow().beingLearned()).containsExactly("0_1");
 				assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("s1");
@@ -102,6 +106,32 @@ class ControlTopicIntegrationTests {
 				writer.tombstone(LeaveRecord.keyOf("s3")).join();
 				await().atMost(TIMEOUT).until(() -> reader.leaveRequests().isEmpty());
 			}
+		}
+	}
+
+	@Test
+	void leaderForgetsLeaveRecordsOfMembersGoneForLong() {
+		String topic = "gone-control";
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		Map<String, Object> streamsConfig = Map.of("application.id", "gone", "bootstrap.servers",
+				broker.bootstrapServers());
+		Instant now = Instant.now();
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			writer.write(new LeaveRecord("crashed", "c1", now.minus(Duration.ofMinutes(11)), Optional.empty(), "cli"))
+				.join();
+			writer.write(new LeaveRecord("recent", "r1", now.minus(Duration.ofMinutes(1)), Optional.empty(), "cli"))
+				.join();
+			reader.start();
+			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 2);
+
+			new PlanPublisher(writer, reader, "leader", Clock.systemUTC())
+				.onPlan(new Plan(List.of(), List.of(), List.of(), Optional.empty(), false, false, Set.of()),
+						AssignmentError.NONE);
+
+			await("the long-gone member's leave forgotten").atMost(TIMEOUT)
+				.until(() -> reader.leaveRecord("crashed").isEmpty());
+			assertThat(reader.leaveRecord("recent")).isPresent();
 		}
 	}
 

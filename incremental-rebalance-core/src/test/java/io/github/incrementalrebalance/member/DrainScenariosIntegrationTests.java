@@ -99,6 +99,15 @@ class DrainScenariosIntegrationTests {
 					.orElse(false));
 			assertThat(roles.leaver().activeTasks()).as("conservative: nothing moves before every learner is ready")
 				.isEqualTo(ofLeaver);
+			assertThat(roles.leaver().runtime().tasks()).extracting(TaskState::role)
+				.containsOnly(TaskRole.BEING_LEARNED);
+			assertThat(roles.slow().runtime().tasks())
+				.anySatisfy((task) -> assertThat(task).satisfies((learner) -> {
+					assertThat(learner.role()).isEqualTo(TaskRole.LEARNING);
+					assertThat(learner.ready()).isFalse();
+					assertThat(learner.lag()).isPresent();
+					assertThat(learner.lag().getAsLong()).isGreaterThan(ACCEPTABLE_LAG);
+				}));
 			roles.slowThrottle().release();
 			await("the leaver drained").atMost(Duration.ofMinutes(1))
 				.until(() -> roles.leaver().runtime().state() == MemberState.CLOSED);

@@ -1,0 +1,24 @@
+package io.github.incrementalrebalance.member;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * One task of this member.
+ *
+ * @param task the task
+ * @param role what the member does with it
+ * @param lag for learners and standbys, how many changelog records the local state misses
+ * @param ready for learners, whether the lag is within {@code acceptable.recovery.lag}
+ */
+public record TaskState(TaskId task, TaskRole role, OptionalLong lag, boolean ready) {
+
+	public TaskState {
+		Objects.requireNonNull(task, "task");
+		Objects.requireNonNull(role, "role");
+		Objects.requireNonNull(lag, "lag");
+	}
+
+}
