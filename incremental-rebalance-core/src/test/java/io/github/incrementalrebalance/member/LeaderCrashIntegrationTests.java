@@ -1,0 +1,99 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.PlanEpoch;
+import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StandaloneMember;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The leader dies mid-drain: it runs in a JVM of its own and is killed with {@code kill -9} while b's learners warm
+ * up (restores throttled on the leader and on c). The next leader, with nothing but Kafka's view and the control topic, finishes the drain; the counts stay exact
+ * under exactly-once (no task ran twice), once the dead leader's open transactions time out.
+ */
+class LeaderCrashIntegrationTests {
+
+	private static final int PARTITIONS = 4;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void nextLeaderFinishesTheDrainOfAKilledLeader() throws Exception {
+		String applicationId = "leader-crash";
+		String input = applicationId + "-input";
+		String output = applicationId + "-output";
+		broker.createTopics(PARTITIONS, input, output);
+		Map<String, String> settings = Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
+				StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, "1000", StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG,
+				"1000", LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, "300000");
+		GapMeter gapMeter = new GapMeter();
+		RestoreThrottle throttle = RestoreThrottle.of(500);
+		Map<String, String> leaderSettings = new HashMap<>(settings);
+		leaderSettings.put(StandaloneMember.RESTORE_RATE, "500");
+		try (StandaloneMember leader = StandaloneMember.launch(broker.bootstrapServers(), applicationId, "leader",
+				this.stateRoot.resolve("leader"), input, output, leaderSettings);
+				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
+				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
+						this.stateRoot.resolve("in-process"), (name) -> CountingTopology.build(input, output, name,
+								gapMeter))) {
+			settings.forEach(launcher::property);
+			assertThat(leader.awaitRunning(Duration.ofMinutes(2))).as("the leader's JVM runs").isTrue();
+			StreamsInstance b = launcher.instance("b").memberRuntime().start();
+			StreamsInstance c = launcher.instance("c")
+				.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+				.memberRuntime()
+				.start();
+			await("b and c have work").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(b, c) && !b.activeTasks().isEmpty()
+						&& !c.activeTasks().isEmpty());
+			assertThat(b.runtime().controlView().planEpoch().map(PlanEpoch::leader)).contains("leader");
+			producer.load(PARTITIONS, 20_000, 1);
+			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+
+			b.runtime().leave(Optional.empty(), "test");
+			await("the leader planned b's learners").atMost(Duration.ofSeconds(30))
+				.until(() -> b.runtime().controlView().plan("b").map(PlanRecord::leaving).orElse(false)
+						&& b.runtime().controlView().plans().values().stream()
+							.anyMatch((plan) -> !plan.learning().isEmpty()));
+			assertThat(b.runtime().state()).as("learners still warm up when the leader dies")
+				.isEqualTo(MemberState.LEAVING);
+			leader.kill();
+			throttle.release();
+
+			await("b drained under the next leader").atMost(Duration.ofMinutes(2))
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(b.runtime().controlView().planEpoch().map(PlanEpoch::leader)).isNotEqualTo(Optional.of("leader"));
+			await("c runs every task").atMost(Duration.ofMinutes(2))
+				.until(() -> c.activeTasks().size() == PARTITIONS && StreamsInstance.allRunning(c));
+			producer.stopMarkers();
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(2));
+		}
+	}
+
+}
