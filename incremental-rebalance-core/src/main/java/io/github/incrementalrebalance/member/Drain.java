@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,8 @@ final class Drain {
 	private static final Duration LAST_RETRY = Duration.ofSeconds(8);
 
 	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration PLAN_GRACE = Duration.ofSeconds(2);
 
 	private final MemberIdentity identity;
 
@@ -65,6 +68,12 @@ final class Drain {
 	private boolean recordSeen;
 
 	private Instant cancelledRequest = Instant.MIN;
+
+	private int generationAtRequest;
+
+	private long epochAtRequest;
+
+	private Instant unansweredSince;
 
 	Drain(MemberIdentity identity, ControlTopicReader reader, ControlTopicWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, Runnable closeStreams, Consumer<MemberState> onClosed,
@@ -124,6 +133,9 @@ final class Drain {
 		this.recordSeen = false;
 		this.retry = FIRST_RETRY;
 		this.nextRetry = now.plus(this.retry);
+		this.generationAtRequest = this.trigger.observedGeneration();
+		this.epochAtRequest = planEpoch();
+		this.unansweredSince = null;
 		this.state = MemberState.LEAVING;
 		logger.info("{} is leaving (deadline {}), asked by {}", this.identity.instanceId(),
 				until.map(Instant::toString).orElse("none"), source);
@@ -191,6 +203,12 @@ final class Drain {
 			finish(MemberState.FORCED);
 			return;
 		}
+		if (!this.confirmed && leaderCannotLearn(now)) {
+			logger.warn("{}'s leave was answered by a rebalance without a learner plan: the leader runs Kafka's own "
+					+ "assignor (mode upgrading); leaving at once", this.identity.instanceId());
+			finish(MemberState.DRAINED);
+			return;
+		}
 		if (!this.confirmed && !now.isBefore(this.nextRetry)) {
 			if (!now.isBefore(this.requestedAt.plus(this.unansweredLimit))) {
 				logger.warn("No leader answered {}'s leave with a learner plan within {} (the leader may run Kafka's "
@@ -204,6 +222,26 @@ final class Drain {
 					: this.retry.multipliedBy(2);
 			this.nextRetry = now.plus(this.retry);
 		}
+	}
+
+	/**
+	 * A rebalance completed after the leave request, yet no leader published a plan since: after a short grace for
+	 * the plan to be read, the leader is taken to run Kafka's own assignor.
+	 */
+	private boolean leaderCannotLearn(Instant now) {
+		boolean rebalanced = this.trigger.observedGeneration() > this.generationAtRequest;
+		if (!rebalanced || planEpoch() != this.epochAtRequest) {
+			this.unansweredSince = null;
+			return false;
+		}
+		if (this.unansweredSince == null) {
+			this.unansweredSince = now;
+		}
+		return !now.isBefore(this.unansweredSince.plus(PLAN_GRACE));
+	}
+
+	private long planEpoch() {
+		return this.reader.planEpoch().map(PlanEpoch::epoch).orElse(-1L);
 	}
 
 	private void finish(MemberState how) {

@@ -39,7 +39,9 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			delegate().enforceRebalance(reason);
 			this.trigger.enforced();
 		}
-		return delegate().poll(timeout);
+		ConsumerRecords<byte[], byte[]> records = delegate().poll(timeout);
+		this.trigger.observeGeneration(delegate().groupMetadata().generationId());
+		return records;
 	}
 
 	@Override

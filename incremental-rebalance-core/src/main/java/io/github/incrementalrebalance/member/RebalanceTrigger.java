@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.member;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -18,6 +19,8 @@ public final class RebalanceTrigger {
 	private final AtomicLong requested = new AtomicLong();
 
 	private final AtomicLong enforced = new AtomicLong();
+
+	private final AtomicInteger generation = new AtomicInteger(-1);
 
 	/**
 	 * Ask for a rebalance; returns at once.
@@ -50,6 +53,18 @@ public final class RebalanceTrigger {
 	 */
 	public long enforcedCount() {
 		return this.enforced.get();
+	}
+
+	/**
+	 * The newest group generation a main consumer of this instance has joined.
+	 * @return the generation, -1 before the first
+	 */
+	public int observedGeneration() {
+		return this.generation.get();
+	}
+
+	void observeGeneration(int generationId) {
+		this.generation.accumulateAndGet(generationId, Math::max);
 	}
 
 	String take() {

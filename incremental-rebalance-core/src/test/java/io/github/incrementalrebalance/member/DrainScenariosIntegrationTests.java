@@ -15,7 +15,9 @@ import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
+import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -213,6 +215,29 @@ class DrainScenariosIntegrationTests {
 			await("b closed").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.CLOSED);
 			await("a runs every task").atMost(Duration.ofSeconds(30))
 				.until(() -> a.activeTasks().size() == PARTITIONS && a.state() == KafkaStreams.State.RUNNING);
+		}
+	}
+
+	@Test
+	void leaveUnderALeaderRunningKafkasAssignorLeavesAtOnceAndSaysWhy() {
+		Group group = new Group("kafka-leader", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher();
+				LogCapture log = LogCapture.of(Drain.class)) {
+			StreamsInstance leader = launcher.instance("a")
+				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
+				.memberRuntime()
+				.start();
+			leader.awaitRunning();
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			group.loadAndSettle(producer, leader, b);
+			Instant askedAt = Instant.now();
+
+			b.runtime().leave(Optional.empty(), "test");
+
+			await("b closed").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(Duration.between(askedAt, Instant.now())).isLessThan(Duration.ofSeconds(8));
+			assertThat(log.messages(Level.WARN)).anySatisfy((warn) -> assertThat(warn)
+				.contains("answered by a rebalance without a learner plan"));
 		}
 	}
 
