@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * itself. Reads with {@code assign()} from the beginning, without a consumer group, on its own thread. A record it
  * cannot read is skipped with a WARN naming its offset; while the topic is unavailable the last view stays.
  */
-public final class ControlTopicReader implements ControlView, AutoCloseable {
+public final class ControlTopicReader implements ControlView, ControlState, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicReader.class);
 
@@ -100,6 +100,7 @@ public final class ControlTopicReader implements ControlView, AutoCloseable {
 		return this.leaves.values().stream().map(LeaveRecord::toLeaveRequest).toList();
 	}
 
+	@Override
 	public Optional<LeaveRecord> leaveRecord(String instanceId) {
 		return Optional.ofNullable(this.leaves.get(instanceId));
 	}
@@ -108,6 +109,7 @@ public final class ControlTopicReader implements ControlView, AutoCloseable {
 		return Map.copyOf(this.leaves);
 	}
 
+	@Override
 	public Optional<PlanRecord> plan(String instanceId) {
 		return Optional.ofNullable(this.plans.get(instanceId));
 	}
@@ -116,6 +118,7 @@ public final class ControlTopicReader implements ControlView, AutoCloseable {
 		return Map.copyOf(this.plans);
 	}
 
+	@Override
 	public Optional<PlanEpoch> planEpoch() {
 		return Optional.ofNullable(this.epoch.get());
 	}

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * Writes the control topic. Plans are published on one background thread, never on a stream thread, and a plan not
  * yet written when a newer one arrives is dropped: only the latest matters.
  */
-public final class ControlTopicWriter implements AutoCloseable {
+public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicWriter.class);
 
@@ -50,6 +50,7 @@ public final class ControlTopicWriter implements AutoCloseable {
 	 * @param record the record
 	 * @return completes when the cluster acknowledged it
 	 */
+	@Override
 	public CompletableFuture<RecordMetadata> write(ControlRecord record) {
 		return send(record.key(), ControlCodec.encodeValue(record));
 	}
@@ -59,6 +60,7 @@ public final class ControlTopicWriter implements AutoCloseable {
 	 * @param key the key
 	 * @return completes when the cluster acknowledged it
 	 */
+	@Override
 	public CompletableFuture<RecordMetadata> tombstone(String key) {
 		return send(key, null);
 	}

@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import io.github.incrementalrebalance.control.ControlTopicReader;
-import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.ControlState;
+import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
@@ -37,9 +37,9 @@ final class Drain {
 
 	private final MemberIdentity identity;
 
-	private final ControlTopicReader reader;
+	private final ControlState reader;
 
-	private final ControlTopicWriter writer;
+	private final ControlWriter writer;
 
 	private final RebalanceTrigger trigger;
 
@@ -75,7 +75,7 @@ final class Drain {
 
 	private Instant unansweredSince;
 
-	Drain(MemberIdentity identity, ControlTopicReader reader, ControlTopicWriter writer, RebalanceTrigger trigger,
+	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, Runnable closeStreams, Consumer<MemberState> onClosed,
 			Duration unansweredLimit, Clock clock) {
 		this.identity = identity;
@@ -171,8 +171,10 @@ final class Drain {
 		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId())
 			.filter((leave) -> leave.incarnation().equals(this.identity.incarnation()));
 		if (this.state == MemberState.STABLE) {
-			record.filter((leave) -> !leave.requestedAt().equals(this.cancelledRequest))
-				.ifPresent((leave) -> startLeaving(leave.requestedAt(), leave.deadline(), leave.source()));
+			record.filter((leave) -> !leave.requestedAt().equals(this.cancelledRequest)).ifPresent((leave) -> {
+				startLeaving(leave.requestedAt(), leave.deadline(), leave.source());
+				this.recordSeen = true;
+			});
 			return;
 		}
 		if (this.state != MemberState.LEAVING) {

@@ -10,7 +10,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.assignor.LearnerRebalance;
-import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.PlanRecord;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
@@ -30,7 +30,7 @@ final class LearnerWatcher {
 
 	private final MemberIdentity identity;
 
-	private final ControlTopicReader reader;
+	private final ControlState reader;
 
 	private final Supplier<Map<TaskId, Long>> localLags;
 
@@ -48,7 +48,7 @@ final class LearnerWatcher {
 
 	private Instant lastTrigger = Instant.EPOCH;
 
-	LearnerWatcher(MemberIdentity identity, ControlTopicReader reader, Supplier<Map<TaskId, Long>> localLags,
+	LearnerWatcher(MemberIdentity identity, ControlState reader, Supplier<Map<TaskId, Long>> localLags,
 			RebalanceTrigger trigger, long acceptableRecoveryLag, LearnerRebalance learnerRebalance, Duration spacing,
 			Clock clock) {
 		this.identity = identity;
