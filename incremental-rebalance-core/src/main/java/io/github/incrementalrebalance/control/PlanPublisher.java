@@ -4,14 +4,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.assignor.MemberPlan;
 import io.github.incrementalrebalance.assignor.Plan;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes each plan this instance computes as leader to the control topic: one {@code plan/<id>} per member, then
@@ -19,12 +24,16 @@ import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentErro
  */
 public final class PlanPublisher implements PlanListener {
 
+	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
+
 	/** How long a leave record of an id that is not in the group is kept. */
 	static final Duration GONE_FOR = Duration.ofMinutes(10);
 
 	private final ControlTopicWriter writer;
 
 	private final ControlTopicReader reader;
+
+	private final Set<String> warnedStale = ConcurrentHashMap.newKeySet();
 
 	private final String leader;
 
@@ -56,7 +65,24 @@ public final class PlanPublisher implements PlanListener {
 		records.add(new PlanEpoch(at.toEpochMilli(), this.leader, at, plan.explain(at),
 				List.copyOf(plan.duplicateInstanceIds())));
 		this.writer.publishPlan(records);
+		warnOfStaleLeaves(plan);
 		forgetLeavesOfLongGoneMembers(plan, at);
+	}
+
+	/**
+	 * A leave record for an earlier start of a member (it restarted since) is ignored by the planner; say so once.
+	 */
+	private void warnOfStaleLeaves(Plan plan) {
+		Map<String, String> incarnations = new HashMap<>();
+		plan.members().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
+		for (LeaveRecord leave : this.reader.leaveRecords().values()) {
+			String current = incarnations.get(leave.instanceId());
+			if (current != null && !current.equals(leave.incarnation())
+					&& this.warnedStale.add(leave.instanceId() + "/" + leave.incarnation())) {
+				logger.warn("Ignoring the leave request of {} for its start {}: it runs start {} now (restarted "
+						+ "since); ask it again to drain it", leave.instanceId(), leave.incarnation(), current);
+			}
+		}
 	}
 
 	/**

@@ -9,8 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.assignor.MemberPlan;
 import io.github.incrementalrebalance.assignor.Plan;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -23,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -125,9 +130,14 @@ class ControlTopicIntegrationTests {
 			reader.start();
 			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 2);
 
-			new PlanPublisher(writer, reader, "leader", Clock.systemUTC())
-				.onPlan(new Plan(List.of(), List.of(), List.of(), Optional.empty(), false, false, Set.of()),
-						AssignmentError.NONE);
+			MemberPlan restarted = new MemberPlan(new ProcessId(UUID.randomUUID()), "recent", "r2", new TreeSet<>(),
+					new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty());
+			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
+				new PlanPublisher(writer, reader, "leader", Clock.systemUTC()).onPlan(new Plan(List.of(restarted),
+						List.of(), List.of(), Optional.empty(), false, false, Set.of()), AssignmentError.NONE);
+				assertThat(log.messages(Level.WARN)).singleElement().asString()
+					.contains("Ignoring the leave request of recent for its start r1: it runs start r2 now");
+			}
 
 			await("the long-gone member's leave forgotten").atMost(TIMEOUT)
 				.until(() -> reader.leaveRecord("crashed").isEmpty());
