@@ -12,8 +12,7 @@ import java.util.Set;
 import io.github.incrementalrebalance.assignor.HandOverReason;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanRecord;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -187,7 +186,7 @@ class DrainScenariosIntegrationTests {
 			}
 			producer.flush();
 			await("markers flow after the malformed record").atMost(Duration.ofSeconds(30))
-				.until(() -> group.gapMeter.allProcessedSince(a.activeTasks(), Instant.now().minusMillis(300)));
+				.until(() -> group.gapMeter().allProcessedSince(a.activeTasks(), Instant.now().minusMillis(300)));
 			assertThat(a.state()).isEqualTo(KafkaStreams.State.RUNNING);
 			assertThat(a.runtime().state()).isEqualTo(MemberState.STABLE);
 
@@ -274,36 +273,30 @@ class DrainScenariosIntegrationTests {
 	}
 
 	/**
-	 * One application of a test.
+	 * One application of a test, with the drain settings of this class.
 	 */
 	private final class Group {
 
-		private final String applicationId;
+		private final CountingApplication application;
 
 		private final String learnerRebalance;
 
-		private final String input;
-
-		private final String output;
-
-		private final GapMeter gapMeter = new GapMeter();
-
 		Group(String applicationId, String learnerRebalance) {
-			this.applicationId = applicationId;
+			this.application = new CountingApplication(broker, applicationId, PARTITIONS);
 			this.learnerRebalance = learnerRebalance;
-			this.input = applicationId + "-input";
-			this.output = applicationId + "-output";
-			broker.createTopics(PARTITIONS, this.input, this.output);
 		}
 
 		TrackingProducer producer() {
-			return new TrackingProducer(broker.bootstrapServers(), this.input);
+			return this.application.producer();
+		}
+
+		GapMeter gapMeter() {
+			return this.application.gapMeter();
 		}
 
 		StreamsLauncher launcher() {
-			return new StreamsLauncher(broker.bootstrapServers(), this.applicationId,
-					DrainScenariosIntegrationTests.this.stateRoot.resolve(this.applicationId),
-					(name) -> CountingTopology.build(this.input, this.output, name, this.gapMeter))
+			return this.application
+				.launcher(DrainScenariosIntegrationTests.this.stateRoot.resolve(this.application.applicationId()))
 				.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 				.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
 				.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance)
@@ -326,20 +319,11 @@ class DrainScenariosIntegrationTests {
 		}
 
 		void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
-			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(instances)
-					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
-			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
-			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(instances)
-					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
+			this.application.loadAndSettle(producer, KEYS_PER_TASK, instances);
 		}
 
 		void verifyCounts(TrackingProducer producer) {
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
+			this.application.verifyCounts(producer);
 		}
 
 	}

@@ -1,10 +1,7 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +19,7 @@ import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.testkit.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  */
 class DrainTests {
 
-	private final MutableClock clock = new MutableClock();
+	private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
 
 	private final MemberIdentity identity = MemberIdentity.newIncarnation("b", RebalancingMode.INCREMENTAL,
 			this.clock.instant());
@@ -214,31 +212,6 @@ class DrainTests {
 		public CompletableFuture<?> tombstone(String key) {
 			this.tombstones.add(key);
 			return CompletableFuture.completedFuture(null);
-		}
-
-	}
-
-	private static final class MutableClock extends Clock {
-
-		private volatile Instant now = Instant.parse("2026-11-30T12:00:00Z");
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
 		}
 
 	}

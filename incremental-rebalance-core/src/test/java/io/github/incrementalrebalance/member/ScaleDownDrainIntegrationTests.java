@@ -7,9 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -61,12 +59,12 @@ class ScaleDownDrainIntegrationTests {
 	}
 
 	private Duration drainWithLearners() {
-		Run run = new Run("drain-learners");
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher()) {
+		CountingApplication run = new CountingApplication(broker, "drain-learners", PARTITIONS);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
 			StreamsInstance a = startMember(launcher, "a");
 			StreamsInstance b = startMember(launcher, "b");
 			StreamsInstance c = startMember(launcher, "c");
-			run.loadAndSettle(producer, a, b, c);
+			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			assertThat(ofB).isNotEmpty();
 			Instant askedAt = Instant.now();
@@ -79,26 +77,26 @@ class ScaleDownDrainIntegrationTests {
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
-						&& run.gapMeter.allProcessedSince(ofB, Instant.now().minusMillis(300)));
+						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			for (TaskId task : ofB) {
-				assertThat(run.gapMeter.processedBy(task, "b", askedAt.plusMillis(500)))
+				assertThat(run.gapMeter().processedBy(task, "b", askedAt.plusMillis(500)))
 					.as("b kept processing %s while its learner warmed up", task).isPositive();
 				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
 				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
-			Duration stall = run.gapMeter.longestGap(ofB, askedAt, Instant.now());
+			Duration stall = run.gapMeter().longestGap(ofB, askedAt, Instant.now());
 			run.verifyCounts(producer);
 			return stall;
 		}
 	}
 
 	private Duration leaveWithoutLearners() {
-		Run run = new Run("drain-tuned");
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher()) {
+		CountingApplication run = new CountingApplication(broker, "drain-tuned", PARTITIONS);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
 			StreamsInstance a = startPlain(launcher, "a");
 			StreamsInstance b = startPlain(launcher, "b");
 			StreamsInstance c = startPlain(launcher, "c");
-			run.loadAndSettle(producer, a, b, c);
+			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant closedAt = Instant.now();
 
@@ -107,8 +105,8 @@ class ScaleDownDrainIntegrationTests {
 			await("a and c run every task").atMost(Duration.ofMinutes(2))
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
-						&& run.gapMeter.allProcessedSince(ofB, Instant.now().minusMillis(300)));
-			Duration stall = run.gapMeter.longestGap(ofB, closedAt, Instant.now());
+						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
+			Duration stall = run.gapMeter().longestGap(ofB, closedAt, Instant.now());
 			run.verifyCounts(producer);
 			return stall;
 		}
@@ -129,57 +127,11 @@ class ScaleDownDrainIntegrationTests {
 			.start();
 	}
 
-	/**
-	 * One application: its topics, markers and state.
-	 */
-	private final class Run {
-
-		private final String applicationId;
-
-		private final String input;
-
-		private final String output;
-
-		private final GapMeter gapMeter = new GapMeter();
-
-		Run(String applicationId) {
-			this.applicationId = applicationId;
-			this.input = applicationId + "-input";
-			this.output = applicationId + "-output";
-			broker.createTopics(PARTITIONS, this.input, this.output);
-		}
-
-		TrackingProducer producer() {
-			return new TrackingProducer(broker.bootstrapServers(), this.input);
-		}
-
-		StreamsLauncher launcher() {
-			return new StreamsLauncher(broker.bootstrapServers(), this.applicationId,
-					ScaleDownDrainIntegrationTests.this.stateRoot.resolve(this.applicationId),
-					(name) -> CountingTopology.build(this.input, this.output, name, this.gapMeter))
-				.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
-				.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-				.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
-		}
-
-		void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
-			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(instances)
-					&& StreamsInstance.activeTasksOf(instances).size() == PARTITIONS);
-			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(3));
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
-			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(instances)
-					&& this.gapMeter.allProcessedSince(StreamsInstance.activeTasksOf(instances),
-							Instant.now().minusMillis(300)));
-		}
-
-		void verifyCounts(TrackingProducer producer) {
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), this.output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
-		}
-
+	private StreamsLauncher launcher(CountingApplication application) {
+		return application.launcher(this.stateRoot.resolve(application.applicationId()))
+			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
 	}
 
 }

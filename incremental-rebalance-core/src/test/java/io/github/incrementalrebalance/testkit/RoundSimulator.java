@@ -1,11 +1,8 @@
 package io.github.incrementalrebalance.testkit;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -62,7 +59,7 @@ public final class RoundSimulator {
 
 	private static final Duration TICK = Duration.ofMillis(100);
 
-	private final SimulatedClock clock = new SimulatedClock();
+	private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
 	private final InMemoryControlView controlView = new InMemoryControlView();
 
@@ -633,31 +630,6 @@ public final class RoundSimulator {
 
 		long offset(TaskId task) {
 			return this.offsets.getOrDefault(task, 0L);
-		}
-
-	}
-
-	private static final class SimulatedClock extends Clock {
-
-		private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
 		}
 
 	}

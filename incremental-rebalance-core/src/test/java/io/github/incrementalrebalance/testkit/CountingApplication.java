@@ -1,0 +1,100 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One application of a test built on the {@link CountingTopology}: its input and output topics, its marker
+ * {@link GapMeter}, a launcher for its instances, and the steps most tests share (load state, then check that the
+ * counts are exact).
+ */
+public final class CountingApplication {
+
+	private final KafkaBroker broker;
+
+	private final String applicationId;
+
+	private final int partitions;
+
+	private final GapMeter gapMeter = new GapMeter();
+
+	/**
+	 * Create the application's topics.
+	 * @param broker the broker
+	 * @param applicationId the application id, also the prefix of its topics
+	 * @param partitions partitions of the input (and so stateful tasks)
+	 */
+	public CountingApplication(KafkaBroker broker, String applicationId, int partitions) {
+		this.broker = broker;
+		this.applicationId = applicationId;
+		this.partitions = partitions;
+		broker.createTopics(partitions, input(), output());
+	}
+
+	public String applicationId() {
+		return this.applicationId;
+	}
+
+	public String input() {
+		return this.applicationId + "-input";
+	}
+
+	public String output() {
+		return this.applicationId + "-output";
+	}
+
+	public int partitions() {
+		return this.partitions;
+	}
+
+	public GapMeter gapMeter() {
+		return this.gapMeter;
+	}
+
+	public TrackingProducer producer() {
+		return new TrackingProducer(this.broker.bootstrapServers(), input());
+	}
+
+	/**
+	 * A launcher for instances of this application.
+	 * @param stateRoot where their state directories go
+	 * @return the launcher
+	 */
+	public StreamsLauncher launcher(Path stateRoot) {
+		return new StreamsLauncher(this.broker.bootstrapServers(), this.applicationId, stateRoot,
+				(name) -> CountingTopology.build(input(), output(), name, this.gapMeter));
+	}
+
+	/**
+	 * Wait until the instances run every task, give every task state, check it was counted, then start markers.
+	 * @param producer the application's producer
+	 * @param keysPerTask state records per task
+	 * @param instances the running instances
+	 */
+	public void loadAndSettle(TrackingProducer producer, int keysPerTask, StreamsInstance... instances) {
+		await("instances running every task").atMost(Duration.ofMinutes(1))
+			.until(() -> StreamsInstance.allRunning(instances)
+					&& StreamsInstance.activeTasksOf(instances).size() == this.partitions);
+		producer.load(this.partitions, keysPerTask, 1);
+		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
+				Duration.ofMinutes(3));
+		producer.startMarkers(this.partitions, Duration.ofMillis(50));
+		await("markers flowing").atMost(Duration.ofSeconds(30))
+			.until(() -> StreamsInstance.allRunning(instances) && this.gapMeter
+				.allProcessedSince(StreamsInstance.activeTasksOf(instances), Instant.now().minusMillis(300)));
+	}
+
+	/**
+	 * Stop the markers and check that every record sent was counted exactly once.
+	 * @param producer the application's producer
+	 */
+	public void verifyCounts(TrackingProducer producer) {
+		producer.stopMarkers();
+		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
+				Duration.ofMinutes(2));
+	}
+
+}
