@@ -1,9 +1,14 @@
 package io.github.incrementalrebalance.autoconfigure;
 
-import io.github.incrementalrebalance.member.MemberClientSupplier;
+import java.util.Properties;
+
+import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,15 +16,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.annotation.KafkaStreamsDefaultConfiguration;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 
 /**
- * Auto-configuration of the member side of incremental-rebalance: every main consumer of the application's Kafka
- * Streams can be asked to rebalance and leaves its group when it closes, instead of making the group wait
- * {@code session.timeout.ms}.
+ * Auto-configuration of incremental-rebalance for the application's Kafka Streams: each gets a
+ * {@link MemberRuntime} (the learner assignor, the member's identity tags and control topic, main consumers that
+ * can be asked to rebalance and that leave the group when they close). When the member drained after a leave, the
+ * application context closes.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
@@ -27,18 +34,47 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 @ConditionalOnBooleanProperty(name = "incremental-rebalance.enabled", matchIfMissing = true)
 public final class IncrementalRebalanceAutoConfiguration {
 
+	private static final Logger logger = LoggerFactory.getLogger(IncrementalRebalanceAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean
+	MemberRuntimes memberRuntimes() {
+		return new MemberRuntimes();
+	}
+
 	/**
-	 * Gives the Kafka Streams of the factory bean its own member supplier, made around the application's
+	 * Gives the Kafka Streams of the factory bean a member runtime, whose client supplier wraps the application's
 	 * {@link KafkaClientSupplier} bean when it has one.
 	 * @param applicationSupplier the application's supplier, if any
+	 * @param runtimes where the runtime is kept
+	 * @param context the context to close once the member drained
 	 * @return the configurer
 	 */
 	@Bean
-	@ConditionalOnMissingBean(name = "memberClientSupplierConfigurer")
-	StreamsBuilderFactoryBeanConfigurer memberClientSupplierConfigurer(
-			ObjectProvider<KafkaClientSupplier> applicationSupplier) {
-		return (factoryBean) -> factoryBean.setClientSupplier(
-				new MemberClientSupplier(applicationSupplier.getIfUnique(DefaultKafkaClientSupplier::new)));
+	@ConditionalOnMissingBean(name = "memberRuntimeConfigurer")
+	StreamsBuilderFactoryBeanConfigurer memberRuntimeConfigurer(ObjectProvider<KafkaClientSupplier> applicationSupplier,
+			MemberRuntimes runtimes, ConfigurableApplicationContext context) {
+		return (factoryBean) -> {
+			Properties properties = factoryBean.getStreamsConfiguration();
+			MemberRuntime runtime = MemberRuntime.create(properties);
+			factoryBean.setStreamsConfiguration(runtime.configure(properties));
+			factoryBean.setClientSupplier(
+					runtime.clientSupplier(applicationSupplier.getIfUnique(DefaultKafkaClientSupplier::new)));
+			factoryBean.setKafkaStreamsCustomizer(
+					(streams) -> runtime.attach(streams, factoryBean.getTopology().describe()).start());
+			runtime.onClosed((state) -> closeAfterDrain(context, state));
+			runtimes.register(runtime);
+		};
+	}
+
+	/**
+	 * Like Boot's shutdown endpoint: close on another thread, the draining one must not wait for itself.
+	 */
+	private static void closeAfterDrain(ConfigurableApplicationContext context, MemberState state) {
+		logger.info("Kafka Streams left the group ({}): closing the application", state);
+		Thread closer = new Thread(context::close, "incremental-rebalance-shutdown");
+		closer.setContextClassLoader(IncrementalRebalanceAutoConfiguration.class.getClassLoader());
+		closer.start();
 	}
 
 }

@@ -1,12 +1,16 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.util.Map;
+import java.util.Properties;
 
+import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
+import io.github.incrementalrebalance.member.MemberIdentity;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -47,24 +51,39 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void streamsRunTheLearnerAssignorAndNameTheMember() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.instance.id=pod-7")
+			.run((context) -> {
+				Properties streams = context.getBean("&defaultKafkaStreamsBuilder", StreamsBuilderFactoryBean.class)
+					.getStreamsConfiguration();
+				assertThat(streams).containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG,
+						LearnerTaskAssignor.class.getName());
+				assertThat(streams).containsEntry(StreamsConfig.CLIENT_TAG_PREFIX + MemberIdentity.INSTANCE_TAG, "pod-7");
+				assertThat(context.getBean(MemberRuntimes.class).all()).singleElement()
+					.satisfies((runtime) -> assertThat(runtime.identity().instanceId()).isEqualTo("pod-7"));
+			});
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
 			.run((context) -> {
-				assertThat(context).doesNotHaveBean("memberClientSupplierConfigurer");
+				assertThat(context).doesNotHaveBean("memberRuntimeConfigurer");
 				assertThat(clientSupplier(context)).isNotInstanceOf(MemberClientSupplier.class);
 			});
 	}
 
 	@Test
 	void backsOffWithoutKafkaStreamsEnabled() {
-		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean("memberClientSupplierConfigurer"));
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean("memberRuntimeConfigurer"));
 	}
 
 	@Test
 	void backsOffWithoutKafkaStreamsOnTheClasspath() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(KafkaStreams.class))
-			.run((context) -> assertThat(context).doesNotHaveBean("memberClientSupplierConfigurer"));
+			.run((context) -> assertThat(context).doesNotHaveBean("memberRuntimeConfigurer"));
 	}
 
 	private static KafkaClientSupplier clientSupplier(AssertableApplicationContext context) {
