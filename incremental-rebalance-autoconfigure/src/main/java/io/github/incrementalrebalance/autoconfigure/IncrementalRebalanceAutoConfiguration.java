@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.Optional;
 import java.util.Properties;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.annotation.KafkaStreamsDefaultConfiguration;
@@ -25,13 +27,15 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 /**
  * Auto-configuration of incremental-rebalance for the application's Kafka Streams: each gets a
  * {@link MemberRuntime} (the learner assignor, the member's identity tags and control topic, main consumers that
- * can be asked to rebalance and that leave the group when they close). When the member drained after a leave, the
- * application context closes.
+ * can be asked to rebalance and that leave the group when they close), configured by
+ * {@link IncrementalRebalanceProperties}. When the member drained after a leave, the application context closes
+ * ({@code incremental-rebalance.on-drained=shutdown}, the default).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
 @ConditionalOnBean(name = KafkaStreamsDefaultConfiguration.DEFAULT_STREAMS_BUILDER_BEAN_NAME)
 @ConditionalOnBooleanProperty(name = "incremental-rebalance.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IncrementalRebalanceProperties.class)
 public final class IncrementalRebalanceAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(IncrementalRebalanceAutoConfiguration.class);
@@ -53,18 +57,28 @@ public final class IncrementalRebalanceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "memberRuntimeConfigurer")
 	StreamsBuilderFactoryBeanConfigurer memberRuntimeConfigurer(ObjectProvider<KafkaClientSupplier> applicationSupplier,
-			MemberRuntimes runtimes, ConfigurableApplicationContext context) {
+			MemberRuntimes runtimes, IncrementalRebalanceProperties settings, ConfigurableApplicationContext context) {
 		return (factoryBean) -> {
 			Properties properties = factoryBean.getStreamsConfiguration();
+			properties.putAll(settings.kafkaStyleKeys());
 			MemberRuntime runtime = MemberRuntime.create(properties);
 			factoryBean.setStreamsConfiguration(runtime.configure(properties));
 			factoryBean.setClientSupplier(
 					runtime.clientSupplier(applicationSupplier.getIfUnique(DefaultKafkaClientSupplier::new)));
 			factoryBean.setKafkaStreamsCustomizer(
 					(streams) -> runtime.attach(streams, factoryBean.getTopology().describe()).start());
-			runtime.onClosed((state) -> closeAfterDrain(context, state));
+			if (settings.onDrained() == IncrementalRebalanceProperties.OnDrained.SHUTDOWN) {
+				runtime.onClosed((state) -> closeAfterDrain(context, state));
+			}
 			runtimes.register(runtime);
 		};
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("incremental-rebalance.drain-on-shutdown")
+	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes,
+			IncrementalRebalanceProperties settings) {
+		return new DrainOnShutdown(runtimes, Optional.ofNullable(settings.scaleDownTimeout()));
 	}
 
 	/**

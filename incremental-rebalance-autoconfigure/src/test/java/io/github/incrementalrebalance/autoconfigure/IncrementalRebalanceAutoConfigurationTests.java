@@ -66,6 +66,90 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void propertiesBecomeTheLibrarysKeys() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.mode=UPGRADING", "incremental-rebalance.scale-down-timeout=90s",
+					"incremental-rebalance.balancing-factor=1.5", "incremental-rebalance.learner-rebalance=eager",
+					"incremental-rebalance.learner-probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
+					"incremental-rebalance.control-topic=ops-control",
+					"incremental-rebalance.control-topic-create=false")
+			.run((context) -> assertThat(streamsConfiguration(context))
+				.containsEntry("stream.rebalancing.mode", "upgrading")
+				.containsEntry("scale.down.timeout.ms", 90_000L)
+				.containsEntry("stream.worker.balancing.factor", 1.5)
+				.containsEntry("learner.rebalance.trigger", "eager")
+				.containsEntry("learner.probe.interval.ms", 10_000L)
+				.containsEntry("incremental.rebalance.instance.id", "pod-3")
+				.containsEntry("incremental.rebalance.control.topic", "ops-control")
+				.containsEntry("incremental.rebalance.control.topic.create", false)
+				.doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG));
+	}
+
+	@Test
+	void unsetPropertiesLeaveTheKafkaStyleKeysAndTheDefaults() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.learner.rebalance.trigger=eager")
+			.run((context) -> {
+				assertThat(streamsConfiguration(context)).containsEntry("learner.rebalance.trigger", "eager")
+					.doesNotContainKeys("stream.rebalancing.mode", "stream.worker.balancing.factor");
+				IncrementalRebalanceProperties properties = context.getBean(IncrementalRebalanceProperties.class);
+				assertThat(properties.onDrained()).isEqualTo(IncrementalRebalanceProperties.OnDrained.SHUTDOWN);
+				assertThat(properties.drainOnShutdown()).isFalse();
+			});
+	}
+
+	@Test
+	void propertyWinsOverItsKafkaStyleKey() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.learner.rebalance.trigger=eager",
+					"incremental-rebalance.learner-rebalance=conservative")
+			.run((context) -> assertThat(streamsConfiguration(context)).containsEntry("learner.rebalance.trigger",
+					"conservative"));
+	}
+
+	@Test
+	void invalidPropertyStopsStartUpNamingIt() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.balancing-factor=0.5")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental-rebalance.balancing-factor is 0.5: use a number of at least 1"));
+	}
+
+	@Test
+	void invalidKafkaStyleKeyStopsStartUpNamingIt() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.stream.worker.balancing.factor=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("stream.worker.balancing.factor")
+				.hasMessageContaining("at least 1.0"));
+	}
+
+	@Test
+	void streamsGroupProtocolStopsStartUp() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.group.protocol=streams")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("group.protocol=streams")
+				.hasMessageContaining("group.protocol=classic"));
+	}
+
+	@Test
+	void ownTaskAssignorStopsStartUpInModeIncremental() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.task.assignor.class=com.example.MyAssignor")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("task.assignor.class is set to com.example.MyAssignor"));
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
@@ -84,6 +168,10 @@ class IncrementalRebalanceAutoConfigurationTests {
 	void backsOffWithoutKafkaStreamsOnTheClasspath() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(KafkaStreams.class))
 			.run((context) -> assertThat(context).doesNotHaveBean("memberRuntimeConfigurer"));
+	}
+
+	private static Properties streamsConfiguration(AssertableApplicationContext context) {
+		return context.getBean("&defaultKafkaStreamsBuilder", StreamsBuilderFactoryBean.class).getStreamsConfiguration();
 	}
 
 	private static KafkaClientSupplier clientSupplier(AssertableApplicationContext context) {

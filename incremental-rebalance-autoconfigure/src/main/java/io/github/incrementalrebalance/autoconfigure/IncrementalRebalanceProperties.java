@@ -1,0 +1,114 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import io.github.incrementalrebalance.assignor.LearnerRebalance;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.config.LearnerConfig;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Configuration of incremental-rebalance. Each setting left unset keeps the value of its Kafka-style key under
+ * {@code spring.kafka.streams.properties}, else the library's default; a setting made here wins over that key.
+ *
+ * @param enabled Whether to wire incremental-rebalance into the application's Kafka Streams.
+ * @param mode Rebalancing mode: 'incremental' (the learner assignor) or 'upgrading' (Kafka's own assignor, while
+ * a group rolls onto or off this library). Default: incremental.
+ * @param scaleDownTimeout How long a leaving instance waits for its learners before it leaves anyway. Default: no
+ * bound.
+ * @param balancingFactor Tolerated ratio of tasks per thread between the most and the least loaded instance, at
+ * least 1. Default: 2.0.
+ * @param learnerRebalance When a leaving instance's tasks move: 'eager' (one by one as learners get ready) or
+ * 'conservative' (together, through one hand-over). Default: conservative.
+ * @param learnerProbeInterval Follow-up rebalance interval while learners exist, a safety net beside the instances'
+ * own triggers. Default: 30s.
+ * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'. Default: the pod
+ * name (HOSTNAME), else the host name and process id.
+ * @param controlTopic Topic of leave requests and plans. Default: '<application.id>-rebalance-control'.
+ * @param controlTopicCreate Whether to create the control topic when it is missing. Default: true.
+ * @param onDrained What to do once this instance drained and left the group: close the application context
+ * ('shutdown') or only Kafka Streams ('stop-streams').
+ * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the scale-down
+ * timeout or, when that is unset, 25 seconds.
+ */
+@ConfigurationProperties("incremental-rebalance")
+public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
+		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
+		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
+		@Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
+		@DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown) {
+
+	private static final String PREFIX = "incremental-rebalance.";
+
+	public IncrementalRebalanceProperties {
+		if (scaleDownTimeout != null && scaleDownTimeout.isNegative()) {
+			throw invalid("scale-down-timeout", scaleDownTimeout, "a duration of 0 or more, or unset");
+		}
+		if (balancingFactor != null && !(balancingFactor >= 1.0 && Double.isFinite(balancingFactor))) {
+			throw invalid("balancing-factor", balancingFactor, "a number of at least 1");
+		}
+		if (learnerProbeInterval != null && (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero())) {
+			throw invalid("learner-probe-interval", learnerProbeInterval, "a positive duration");
+		}
+		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
+			throw invalid("instance-id", instanceId, "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+		}
+	}
+
+	private static IllegalArgumentException invalid(String property, Object value, String accepted) {
+		return new IllegalArgumentException(PREFIX + property + " is " + value + ": use " + accepted);
+	}
+
+	/**
+	 * The settings made here as the library's Kafka-style keys.
+	 * @return key to value, for the settings that are set
+	 */
+	public Map<String, Object> kafkaStyleKeys() {
+		Map<String, Object> keys = new LinkedHashMap<>();
+		if (this.mode != null) {
+			keys.put(LearnerConfig.REBALANCING_MODE_CONFIG, this.mode.name().toLowerCase(Locale.ROOT));
+		}
+		if (this.scaleDownTimeout != null) {
+			keys.put(LearnerConfig.SCALE_DOWN_TIMEOUT_MS_CONFIG, this.scaleDownTimeout.toMillis());
+		}
+		if (this.balancingFactor != null) {
+			keys.put(LearnerConfig.BALANCING_FACTOR_CONFIG, this.balancingFactor);
+		}
+		if (this.learnerRebalance != null) {
+			keys.put(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance.name().toLowerCase(Locale.ROOT));
+		}
+		if (this.learnerProbeInterval != null) {
+			keys.put(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, this.learnerProbeInterval.toMillis());
+		}
+		if (this.instanceId != null) {
+			keys.put(LearnerConfig.INSTANCE_ID_CONFIG, this.instanceId);
+		}
+		if (this.controlTopic != null) {
+			keys.put(LearnerConfig.CONTROL_TOPIC_CONFIG, this.controlTopic);
+		}
+		if (this.controlTopicCreate != null) {
+			keys.put(LearnerConfig.CONTROL_TOPIC_CREATE_CONFIG, this.controlTopicCreate);
+		}
+		return keys;
+	}
+
+	/**
+	 * What an instance does once it drained and left its group.
+	 */
+	public enum OnDrained {
+
+		/** Close the application context, as Boot's shutdown endpoint does. */
+		SHUTDOWN,
+
+		/** Close only Kafka Streams; the application keeps running. */
+		STOP_STREAMS
+
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The IDE metadata generated from {@link IncrementalRebalanceProperties}: every property with its description and,
+ * where it has one, its default.
+ */
+class ConfigurationMetadataTests {
+
+	@Test
+	void everyPropertyHasADescriptionAndTheDefaultsAreListed() throws IOException {
+		Map<String, JsonNode> properties = new HashMap<>();
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(in).as("generated metadata").isNotNull();
+			new ObjectMapper().readTree(in).get("properties").forEach((p) -> properties.put(p.get("name").asText(), p));
+		}
+		assertThat(properties).containsOnlyKeys("incremental-rebalance.enabled", "incremental-rebalance.mode",
+				"incremental-rebalance.scale-down-timeout", "incremental-rebalance.balancing-factor",
+				"incremental-rebalance.learner-rebalance", "incremental-rebalance.learner-probe-interval",
+				"incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
+				"incremental-rebalance.control-topic-create", "incremental-rebalance.on-drained",
+				"incremental-rebalance.drain-on-shutdown");
+		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
+		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
+		assertThat(properties.get("incremental-rebalance.mode").get("defaultValue").asText()).isEqualTo("incremental");
+		assertThat(properties.get("incremental-rebalance.balancing-factor").get("defaultValue").asDouble()).isEqualTo(2.0);
+		assertThat(properties.get("incremental-rebalance.learner-probe-interval").get("defaultValue").asText())
+			.isEqualTo("30s");
+		assertThat(properties.get("incremental-rebalance.on-drained").get("defaultValue").asText()).isEqualTo("shutdown");
+		assertThat(properties.get("incremental-rebalance.drain-on-shutdown").get("defaultValue").asBoolean()).isFalse();
+	}
+
+}
