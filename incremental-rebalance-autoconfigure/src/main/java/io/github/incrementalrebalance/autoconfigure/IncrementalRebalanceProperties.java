@@ -19,19 +19,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param enabled Whether to wire incremental-rebalance into the application's Kafka Streams.
  * @param mode Rebalancing mode: 'incremental' (the learner assignor) or 'upgrading' (Kafka's own assignor, while
- * a group rolls onto or off this library). Default: incremental.
+ * a group rolls onto or off this library).
  * @param scaleDownTimeout How long a leaving instance waits for its learners before it leaves anyway. Default: no
  * bound.
  * @param balancingFactor Tolerated ratio of tasks per thread between the most and the least loaded instance, at
- * least 1. Default: 2.0.
+ * least 1.
  * @param learnerRebalance When a leaving instance's tasks move: 'eager' (one by one as learners get ready) or
- * 'conservative' (together, through one hand-over). Default: conservative.
+ * 'conservative' (together, through one hand-over).
  * @param learnerProbeInterval Follow-up rebalance interval while learners exist, a safety net beside the instances'
- * own triggers. Default: 30s.
+ * own triggers.
  * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'. Default: the pod
  * name (HOSTNAME), else the host name and process id.
  * @param controlTopic Topic of leave requests and plans. Default: '<application.id>-rebalance-control'.
- * @param controlTopicCreate Whether to create the control topic when it is missing. Default: true.
+ * @param controlTopicCreate Whether to create the control topic when it is missing.
  * @param onDrained What to do once this instance drained and left the group: close the application context
  * ('shutdown') or only Kafka Streams ('stop-streams').
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the scale-down

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The IDE metadata generated from {@link IncrementalRebalanceProperties}: every property with its description and,
- * where it has one, its default.
+ * The IDE metadata generated from {@link IncrementalRebalanceProperties} and the endpoint: every property with its
+ * description and, where it has one, its default.
  */
 class ConfigurationMetadataTests {
 
@@ -24,6 +24,9 @@ class ConfigurationMetadataTests {
 			assertThat(in).as("generated metadata").isNotNull();
 			new ObjectMapper().readTree(in).get("properties").forEach((p) -> properties.put(p.get("name").asText(), p));
 		}
+		assertThat(properties.get("management.endpoint.rebalance.access").get("defaultValue").asText())
+			.isEqualTo("read_only");
+		properties.keySet().removeIf((name) -> !name.startsWith("incremental-rebalance."));
 		assertThat(properties).containsOnlyKeys("incremental-rebalance.enabled", "incremental-rebalance.mode",
 				"incremental-rebalance.scale-down-timeout", "incremental-rebalance.balancing-factor",
 				"incremental-rebalance.learner-rebalance", "incremental-rebalance.learner-probe-interval",

@@ -270,21 +270,46 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return whether this call started the leave (false for a repeat)
 	 */
 	public boolean leave(Optional<Duration> timeout, String source) {
+		if (this.drain == null) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING,
+					"Kafka Streams of " + this.identity.instanceId() + " has not started", null);
+		}
+		if (this.drain.state() != MemberState.STABLE) {
+			return false;
+		}
+		KafkaStreams.State streamsState = this.streams.state();
+		if (streamsState != KafkaStreams.State.RUNNING && streamsState != KafkaStreams.State.REBALANCING) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING, "Kafka Streams of "
+					+ this.identity.instanceId() + " is " + streamsState + ": only a running instance can leave", null);
+		}
 		if (hasDuplicateInstanceId()) {
-			throw new IllegalStateException("Instance id " + this.identity.instanceId() + " is used by two live "
-					+ "members (see the group plan): give each its own incremental.rebalance.instance.id before asking "
-					+ "one to leave");
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.DUPLICATE_INSTANCE_ID, "Instance id "
+					+ this.identity.instanceId() + " is used by two live members (see the group plan): give each its "
+					+ "own incremental.rebalance.instance.id before asking one to leave", null);
 		}
 		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
 		if (this.config.rebalancingMode() == RebalancingMode.UPGRADING) {
 			logger.info("{} runs mode upgrading: no learners, leaving at once", this.identity.instanceId());
-			return this.drain.leave(Optional.of(Duration.ZERO), source);
+			bound = Optional.of(Duration.ZERO);
 		}
-		return this.drain.leave(bound, source);
+		try {
+			return this.drain.leave(bound, source);
+		}
+		catch (IllegalStateException ex) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * The application id of this member's Kafka Streams.
+	 * @return the application id
+	 */
+	public String applicationId() {
+		return String.valueOf(this.streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG));
 	}
 
 	public boolean cancel() {
-		return this.drain.cancel();
+		return this.drain != null && this.drain.cancel();
 	}
 
 	/**
@@ -302,6 +327,9 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return the tasks, as of Kafka Streams' last assignment and the last plan
 	 */
 	public List<TaskState> tasks() {
+		if (this.streams == null) {
+			return List.of();
+		}
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
 			.filter((record) -> record.incarnation().equals(this.identity.incarnation()));
 		Set<String> beingLearned = plan.map((p) -> Set.copyOf(p.beingLearned())).orElse(Set.of());

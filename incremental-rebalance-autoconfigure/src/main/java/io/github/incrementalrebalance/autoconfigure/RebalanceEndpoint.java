@@ -1,0 +1,208 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.incrementalrebalance.control.PlanEpoch;
+import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.member.LeaveRefusedException;
+import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.member.TaskRole;
+import io.github.incrementalrebalance.member.TaskState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * {@code /actuator/rebalance}: this instance's members (one per Kafka Streams application), their tasks, their
+ * group's last plan, and the leave (POST) and its cancel (DELETE). Read-only unless
+ * {@code management.endpoint.rebalance.access=unrestricted}.
+ */
+@WebEndpoint(id = "rebalance", defaultAccess = Access.READ_ONLY)
+public class RebalanceEndpoint {
+
+	private static final Duration WAIT_STEP = Duration.ofMillis(100);
+
+	private final MemberRuntimes runtimes;
+
+	public RebalanceEndpoint(MemberRuntimes runtimes) {
+		this.runtimes = runtimes;
+	}
+
+	@ReadOperation
+	public Members members() {
+		return new Members(this.runtimes.all().stream().map(RebalanceEndpoint::member).toList());
+	}
+
+	@ReadOperation
+	public Object section(@Selector Section section) {
+		return switch (section) {
+			case TASKS -> new Tasks(this.runtimes.all().stream()
+				.map((runtime) -> new ApplicationTasks(runtime.applicationId(), runtime.identity().instanceId(),
+						runtime.tasks().stream().map(TaskDescriptor::of).toList()))
+				.toList());
+			case GROUP -> new Groups(this.runtimes.all().stream().map(RebalanceEndpoint::group).toList());
+		};
+	}
+
+	/**
+	 * Drain every member of this instance: 202 when a leave starts, 200 for a repeat, 409 when Kafka Streams does
+	 * not run or the instance id is used twice, 503 when the control topic cannot be written, 400 with the reason
+	 * for a bad field.
+	 * @param action {@code leave}
+	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
+	 * @param wait how long to block until every member drained and closed
+	 * @return the members' state
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout,
+			@Nullable String wait) {
+		Optional<Duration> bound;
+		Optional<Duration> waitFor;
+		try {
+			bound = duration("timeout", timeout);
+			waitFor = duration("wait", wait);
+		}
+		catch (IllegalArgumentException ex) {
+			return new WebEndpointResponse<>(new Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		boolean started = false;
+		try {
+			for (MemberRuntime runtime : this.runtimes.all()) {
+				started |= runtime.leave(bound, "endpoint");
+			}
+		}
+		catch (LeaveRefusedException ex) {
+			int status = (ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
+					? WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE : 409;
+			return new WebEndpointResponse<>(new Problem(ex.getMessage()), status);
+		}
+		waitFor.ifPresent(this::awaitDrained);
+		return new WebEndpointResponse<>(members(), started ? 202 : WebEndpointResponse.STATUS_OK);
+	}
+
+	/**
+	 * Cancel a leave that has not finished: 200 with the members' state, 409 when none was leaving.
+	 * @param action {@code leave}
+	 * @return the members' state
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<Object> cancel(@Selector Action action) {
+		boolean cancelled = false;
+		for (MemberRuntime runtime : this.runtimes.all()) {
+			cancelled |= runtime.cancel();
+		}
+		return cancelled ? new WebEndpointResponse<>(members(), WebEndpointResponse.STATUS_OK)
+				: new WebEndpointResponse<>(new Problem("no member of this instance is leaving"), 409);
+	}
+
+	private void awaitDrained(Duration limit) {
+		Instant until = Instant.now().plus(limit);
+		while (Instant.now().isBefore(until) && this.runtimes.all().stream()
+			.anyMatch((runtime) -> runtime.state() != MemberState.STABLE && runtime.state() != MemberState.CLOSED)) {
+			LockSupport.parkNanos(WAIT_STEP.toNanos());
+		}
+	}
+
+	private static Optional<Duration> duration(String field, @Nullable String value) {
+		if (value == null || value.isBlank()) {
+			return Optional.empty();
+		}
+		try {
+			Duration duration = DurationStyle.detectAndParse(value);
+			if (duration.isNegative()) {
+				throw new IllegalArgumentException(field + " '" + value + "' is negative: use 0 or more");
+			}
+			return Optional.of(duration);
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			if (ex.getMessage() != null && ex.getMessage().startsWith(field + " '")) {
+				throw ex;
+			}
+			throw new IllegalArgumentException(field + " '" + value + "' is not a duration: use 90s, 5m, 1h, "
+					+ "milliseconds or ISO-8601 (PT5M)");
+		}
+	}
+
+	private static Member member(MemberRuntime runtime) {
+		Map<TaskRole, Long> counts = new EnumMap<>(TaskRole.class);
+		runtime.tasks().forEach((task) -> counts.merge(task.role(), 1L, Long::sum));
+		return new Member(runtime.applicationId(), runtime.identity().instanceId(), runtime.identity().incarnation(),
+				runtime.identity().mode().name().toLowerCase(), runtime.state(), runtime.deadline().orElse(null),
+				counts, runtime.hasDuplicateInstanceId());
+	}
+
+	private static Group group(MemberRuntime runtime) {
+		Optional<PlanEpoch> epoch = runtime.controlView().planEpoch();
+		return new Group(runtime.applicationId(), epoch.map(PlanEpoch::leader).orElse(null),
+				epoch.map(PlanEpoch::at).orElse(null), epoch.map(PlanEpoch::summary).orElse(null),
+				List.copyOf(runtime.controlView().plans().values()));
+	}
+
+	/**
+	 * The read sections.
+	 */
+	public enum Section {
+
+		TASKS, GROUP
+
+	}
+
+	/**
+	 * The write action.
+	 */
+	public enum Action {
+
+		LEAVE
+
+	}
+
+	public record Members(List<Member> applications) implements OperationResponseBody {
+	}
+
+	public record Member(String applicationId, String instanceId, String incarnation, String mode, MemberState state,
+			@Nullable Instant deadline, Map<TaskRole, Long> tasks, boolean duplicateInstanceId) {
+	}
+
+	public record Tasks(List<ApplicationTasks> applications) implements OperationResponseBody {
+	}
+
+	public record ApplicationTasks(String applicationId, String instanceId, List<TaskDescriptor> tasks) {
+	}
+
+	public record TaskDescriptor(String id, TaskRole state, @Nullable Long lag, @Nullable Boolean ready) {
+
+		static TaskDescriptor of(TaskState task) {
+			boolean learner = task.role() == TaskRole.LEARNING;
+			return new TaskDescriptor(task.task().toString(), task.role(),
+					task.lag().isPresent() ? task.lag().getAsLong() : null, learner ? task.ready() : null);
+		}
+
+	}
+
+	public record Groups(List<Group> applications) implements OperationResponseBody {
+	}
+
+	public record Group(String applicationId, @Nullable String leader, @Nullable Instant planAt,
+			@Nullable String decision, List<PlanRecord> members) {
+	}
+
+	public record Problem(String error) implements OperationResponseBody {
+	}
+
+}

@@ -1,0 +1,37 @@
+package io.github.incrementalrebalance.member;
+
+/**
+ * A leave that cannot be started; {@link #reason()} tells why, the message how to fix it.
+ */
+public class LeaveRefusedException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final Reason reason;
+
+	public LeaveRefusedException(Reason reason, String message, Throwable cause) {
+		super(message, cause);
+		this.reason = reason;
+	}
+
+	public Reason reason() {
+		return this.reason;
+	}
+
+	/**
+	 * Why a leave was refused.
+	 */
+	public enum Reason {
+
+		/** Kafka Streams is neither running nor rebalancing. */
+		NOT_RUNNING,
+
+		/** Another live member has the same instance id. */
+		DUPLICATE_INSTANCE_ID,
+
+		/** The control topic cannot be written. */
+		CONTROL_TOPIC_UNAVAILABLE
+
+	}
+
+}
