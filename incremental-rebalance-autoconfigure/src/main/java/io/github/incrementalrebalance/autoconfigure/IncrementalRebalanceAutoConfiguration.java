@@ -17,6 +17,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -67,6 +69,7 @@ public final class IncrementalRebalanceAutoConfiguration {
 					runtime.clientSupplier(applicationSupplier.getIfUnique(DefaultKafkaClientSupplier::new)));
 			factoryBean.setKafkaStreamsCustomizer(
 					(streams) -> runtime.attach(streams, factoryBean.getTopology().describe()).start());
+			runtime.addStateListener((state) -> publishReadiness(context, state));
 			if (settings.onDrained() == IncrementalRebalanceProperties.OnDrained.SHUTDOWN) {
 				runtime.onClosed((state) -> closeAfterDrain(context, state));
 			}
@@ -79,6 +82,18 @@ public final class IncrementalRebalanceAutoConfiguration {
 	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes,
 			IncrementalRebalanceProperties settings) {
 		return new DrainOnShutdown(runtimes, Optional.ofNullable(settings.scaleDownTimeout()));
+	}
+
+	/**
+	 * A leaving instance refuses traffic (Kubernetes takes it out of its Service); a cancelled leave accepts again.
+	 */
+	private static void publishReadiness(ConfigurableApplicationContext context, MemberState state) {
+		if (state == MemberState.LEAVING) {
+			AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
+		}
+		else if (state == MemberState.STABLE) {
+			AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+		}
 	}
 
 	/**

@@ -13,7 +13,11 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -147,6 +151,49 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("task.assignor.class is set to com.example.MyAssignor"));
+	}
+
+	@Test
+	void healthIsUpAndNamesTheMembersState() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.instance-id=pod-7")
+			.run((context) -> {
+				Health health = context.getBean(RebalanceHealthIndicator.class).health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsKey("app");
+				assertThat(health.getDetails().get("app").toString()).contains("instanceId=pod-7").contains("STABLE");
+			});
+	}
+
+	@Test
+	void healthBacksOffWhenSwitchedOff() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("management.health.rebalance.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RebalanceHealthIndicator.class));
+	}
+
+	@Test
+	void metersAreBoundWhenARegistryExists() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceMetricsAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+				context.getBean(RebalanceMetrics.class).bindTo(registry);
+				assertThat(registry.find("kafka.streams.rebalance.tasks").gauges()).hasSize(4);
+				assertThat(registry.find("kafka.streams.rebalance.learner.lag.max").gauge()).isNotNull();
+				assertThat(registry.find("kafka.streams.rebalance.enforced").functionCounter()).isNotNull();
+				assertThat(registry.find("kafka.streams.rebalance.assignor.fallbacks").functionCounter()).isNotNull();
+			});
+	}
+
+	@Test
+	void metersBackOffWithoutARegistry() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceMetricsAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.run((context) -> assertThat(context).doesNotHaveBean(RebalanceMetrics.class));
 	}
 
 	@Test

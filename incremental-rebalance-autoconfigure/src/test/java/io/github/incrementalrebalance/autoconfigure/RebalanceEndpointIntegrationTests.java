@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -69,6 +71,14 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(leave.statusCode()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
+			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+			HttpResponse<String> health = get(a, "/actuator/health");
+			assertThat(health.statusCode()).as("out of service: readiness refuses traffic").isEqualTo(503);
+			assertThat(health.body()).contains("\"readinessState\":{\"status\":\"OUT_OF_SERVICE\"}")
+				.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"");
+			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
+				.isEqualTo(200);
 			assertThat(post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
 		}
 	}
@@ -81,7 +91,8 @@ class RebalanceEndpointIntegrationTests {
 					"spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",
 					"spring.kafka.streams.properties.consumer.session.timeout.ms=6000",
 					"incremental-rebalance.instance-id=" + name, "incremental-rebalance.on-drained=stop-streams",
-					"management.endpoints.web.exposure.include=rebalance",
+					"management.endpoints.web.exposure.include=rebalance,health",
+					"management.endpoint.health.show-details=always",
 					"management.endpoint.rebalance.access=" + access)
 			.run();
 	}

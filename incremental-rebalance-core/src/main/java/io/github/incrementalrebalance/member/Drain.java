@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -48,6 +50,8 @@ final class Drain {
 	private final Runnable closeStreams;
 
 	private final Consumer<MemberState> onClosed;
+
+	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
 
 	private final Duration unansweredLimit;
 
@@ -93,6 +97,22 @@ final class Drain {
 		return this.state;
 	}
 
+	void addStateListener(Consumer<MemberState> listener) {
+		this.stateListeners.add(listener);
+	}
+
+	private void moveTo(MemberState next) {
+		this.state = next;
+		for (Consumer<MemberState> listener : this.stateListeners) {
+			try {
+				listener.accept(next);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Member state listener failed on {}", next, ex);
+			}
+		}
+	}
+
 	Optional<Instant> deadline() {
 		return this.deadline;
 	}
@@ -136,7 +156,7 @@ final class Drain {
 		this.generationAtRequest = this.trigger.observedGeneration();
 		this.epochAtRequest = planEpoch();
 		this.unansweredSince = null;
-		this.state = MemberState.LEAVING;
+		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (deadline {}), asked by {}", this.identity.instanceId(),
 				until.map(Instant::toString).orElse("none"), source);
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving");
@@ -157,7 +177,7 @@ final class Drain {
 
 	private void stay() {
 		this.cancelledRequest = this.requestedAt;
-		this.state = MemberState.STABLE;
+		moveTo(MemberState.STABLE);
 		this.deadline = Optional.empty();
 		logger.info("{} cancelled its leave", this.identity.instanceId());
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " stays");
@@ -247,12 +267,12 @@ final class Drain {
 	}
 
 	private void finish(MemberState how) {
-		this.state = how;
+		moveTo(how);
 		this.leaveOnClose.markDrained();
 		Thread closer = new Thread(() -> {
 			this.closeStreams.run();
 			this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
-			this.state = MemberState.CLOSED;
+			moveTo(MemberState.CLOSED);
 			logger.info("{} is closed ({} before)", this.identity.instanceId(), how);
 			this.onClosed.accept(how);
 		}, "incremental-rebalance-close-" + this.identity.instanceId());

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -96,6 +97,8 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private StoreTasks storeTasks;
 
+	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
+
 	private volatile boolean duplicateReported;
 
 	private ScheduledExecutorService scheduler;
@@ -172,6 +175,14 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
+	 * The trigger of this member's main consumers.
+	 * @return the trigger, once the client supplier exists
+	 */
+	public Optional<RebalanceTrigger> rebalanceTrigger() {
+		return Optional.ofNullable(this.clientSupplier).map(MemberClientSupplier::rebalanceTrigger);
+	}
+
+	/**
 	 * The Kafka Streams config with everything this library needs: the learner assignor (mode incremental), the
 	 * member's client tags and the objects the assignor reads.
 	 * @param properties the application's Kafka Streams config
@@ -230,7 +241,16 @@ public final class MemberRuntime implements AutoCloseable {
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
 				this.clientSupplier.leaveOnClose(), this::closeStreams, (state) -> this.onClosed.accept(state),
 				UNANSWERED_LEAVE, this.clock);
+		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
+	}
+
+	/**
+	 * Be told of every change of the member's state (on the thread that made it: return fast).
+	 * @param listener gets the new state
+	 */
+	public void addStateListener(Consumer<MemberState> listener) {
+		this.stateListeners.add(listener);
 	}
 
 	/**
