@@ -149,9 +149,10 @@ public class RebalanceEndpoint {
 
 	private static Group group(MemberRuntime runtime) {
 		Optional<PlanEpoch> epoch = runtime.controlView().planEpoch();
+		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
 		return new Group(runtime.applicationId(), epoch.map(PlanEpoch::leader).orElse(null),
 				epoch.map(PlanEpoch::at).orElse(null), epoch.map(PlanEpoch::summary).orElse(null),
-				List.copyOf(runtime.controlView().plans().values()));
+				runtime.controlView().plans().values().stream().filter((plan) -> plan.epoch() == current).toList());
 	}
 
 	/**

@@ -143,7 +143,11 @@ public final class RebalanceCommand {
 		this.out.printf("%-30s %-12s %-26s %-30s %-30s %s%n", "INSTANCE", "INCARNATION", "STATE", "ACTIVE",
 				"LEARNING", "STANDBY");
 		Map<String, LeaveRecord> leaves = reader.leaveRecords();
+		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
 		for (PlanRecord plan : new TreeMap<>(reader.plans()).values()) {
+			if (plan.epoch() != current) {
+				continue;
+			}
 			String state = plan.handOver().map((reason) -> "HAND_OVER " + reason)
 				.orElse((plan.leaving() || leaves.containsKey(plan.instanceId())) ? "LEAVING" : "STABLE");
 			List<String> learning = new ArrayList<>();
