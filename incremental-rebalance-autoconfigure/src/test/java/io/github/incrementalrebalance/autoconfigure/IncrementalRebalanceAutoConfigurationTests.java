@@ -26,6 +26,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
+import org.springframework.kafka.core.CleanupConfig;
 import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -197,6 +199,15 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void applicationsOwnConfigurerBeanBacksTheStartersOff() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, OwnConfigurerConfiguration.class)
+			.run((context) -> {
+				assertThat(clientSupplier(context)).isNotInstanceOf(MemberClientSupplier.class);
+				assertThat(context.getBean(MemberRuntimes.class).all()).isEmpty();
+			});
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
@@ -230,6 +241,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableKafkaStreams
 	static class StreamsConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnConfigurerConfiguration {
+
+		@Bean
+		StreamsBuilderFactoryBeanConfigurer memberRuntimeConfigurer() {
+			return (factoryBean) -> factoryBean.setCleanupConfig(new CleanupConfig(false, false));
+		}
 
 	}
 

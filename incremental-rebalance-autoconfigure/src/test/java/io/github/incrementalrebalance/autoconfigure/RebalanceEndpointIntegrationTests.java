@@ -9,12 +9,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,12 +41,15 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * {@code /actuator/rebalance} over HTTP, two Spring Boot applications in one JVM on a real broker: a (leave allowed)
- * and b (the endpoint's default, read-only).
+ * and b (the endpoint's default, read-only), their restores throttled until the test releases them.
  */
 class RebalanceEndpointIntegrationTests {
 
 	@RegisterExtension
 	static final KafkaBroker broker = new KafkaBroker();
+
+	/** Slows both applications' restores, so a drain lasts long enough to look at and cancel. */
+	private static final RestoreThrottle THROTTLE = RestoreThrottle.of(500);
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -47,7 +57,7 @@ class RebalanceEndpointIntegrationTests {
 	Path stateRoot;
 
 	@Test
-	void readsLeaveWithItsStatusCodesAndCancel() throws Exception {
+	void readsLeavesAndCancelsWithTheirStatusCodes() throws Exception {
 		broker.createTopics(4, "endpoint-input", "endpoint-output");
 		try (ConfigurableApplicationContext a = start("a", "unrestricted");
 				ConfigurableApplicationContext b = start("b", "read-only")) {
@@ -66,6 +76,25 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(bad.statusCode()).isEqualTo(400);
 			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
 			assertThat(delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
+
+			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-input")) {
+				producer.load(4, 20_000, 1);
+				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "endpoint-output",
+						producer.acknowledgedCounts(), Duration.ofMinutes(2));
+			}
+			assertThat(post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
+			await("a's tasks being learned on b").atMost(Duration.ofMinutes(1))
+				.until(() -> get(a, "/actuator/rebalance/tasks").body().contains("\"state\":\"BEING_LEARNED\"")
+						&& get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
+			assertThat(get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
+			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+			HttpResponse<String> cancel = delete(a);
+			assertThat(cancel.statusCode()).isEqualTo(200);
+			assertThat(cancel.body()).contains("\"state\":\"STABLE\"");
+			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+				.isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+			THROTTLE.release();
 
 			HttpResponse<String> leave = post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
 			assertThat(leave.statusCode()).isEqualTo(202);
@@ -90,6 +119,9 @@ class RebalanceEndpointIntegrationTests {
 					"spring.kafka.streams.state-dir=" + this.stateRoot.resolve(name),
 					"spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",
 					"spring.kafka.streams.properties.consumer.session.timeout.ms=6000",
+					// start-up moves leave task directories behind; cleaned, the learners start cold
+					"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
+					"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
 					"incremental-rebalance.instance-id=" + name, "incremental-rebalance.on-drained=stop-streams",
 					"management.endpoints.web.exposure.include=rebalance,health",
 					"management.endpoint.health.show-details=always",
@@ -127,13 +159,20 @@ class RebalanceEndpointIntegrationTests {
 	static class EndpointApplication {
 
 		@Bean
+		KafkaClientSupplier throttledClients() {
+			return new ThrottledRestoreSupplier(new DefaultKafkaClientSupplier(), THROTTLE);
+		}
+
+		@Bean
 		KStream<String, String> counts(StreamsBuilder builder) {
 			KStream<String, String> input = builder.stream("endpoint-input",
 					Consumed.with(Serdes.String(), Serdes.String()));
 			input.groupByKey()
 				.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore("counts"))
 					.withKeySerde(Serdes.String())
-					.withValueSerde(Serdes.Long()));
+					.withValueSerde(Serdes.Long()))
+				.toStream()
+				.to("endpoint-output", Produced.with(Serdes.String(), Serdes.Long()));
 			return input;
 		}
 
