@@ -11,6 +11,7 @@ import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -75,6 +76,12 @@ public final class IncrementalRebalanceAutoConfiguration {
 			}
 			runtimes.register(runtime);
 		};
+	}
+
+	@Bean
+	OverriddenWiringCheck incrementalRebalanceOverriddenWiringCheck(ListableBeanFactory beanFactory,
+			MemberRuntimes runtimes) {
+		return new OverriddenWiringCheck(beanFactory, runtimes);
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import java.util.Properties;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.member.MemberIdentity;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -13,7 +14,9 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
+import ch.qos.logback.classic.Level;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -24,6 +27,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
@@ -208,6 +212,17 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void configurerReplacingTheClientSupplierIsReportedWithAWarning() {
+		try (LogCapture log = LogCapture.of(OverriddenWiringCheck.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class, ReplacingConfigurerConfiguration.class)
+				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement().asString()
+					.contains("The Kafka Streams of 'defaultKafkaStreamsBuilder' do not use incremental-rebalance's "
+							+ "client supplier")
+					.contains("Declare your supplier as a KafkaClientSupplier bean instead"));
+		}
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
@@ -250,6 +265,28 @@ class IncrementalRebalanceAutoConfigurationTests {
 		@Bean
 		StreamsBuilderFactoryBeanConfigurer memberRuntimeConfigurer() {
 			return (factoryBean) -> factoryBean.setCleanupConfig(new CleanupConfig(false, false));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ReplacingConfigurerConfiguration {
+
+		@Bean
+		StreamsBuilderFactoryBeanConfigurer replacingConfigurer() {
+			return new StreamsBuilderFactoryBeanConfigurer() {
+
+				@Override
+				public void configure(StreamsBuilderFactoryBean factoryBean) {
+					factoryBean.setClientSupplier(new DefaultKafkaClientSupplier());
+				}
+
+				@Override
+				public int getOrder() {
+					return Ordered.LOWEST_PRECEDENCE;
+				}
+
+			};
 		}
 
 	}
