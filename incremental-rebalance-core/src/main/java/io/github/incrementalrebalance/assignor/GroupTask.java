@@ -21,8 +21,4 @@ public record GroupTask(TaskId id, boolean stateful) {
 		return new GroupTask(id, true);
 	}
 
-	public static GroupTask stateless(TaskId id) {
-		return new GroupTask(id, false);
-	}
-
 }

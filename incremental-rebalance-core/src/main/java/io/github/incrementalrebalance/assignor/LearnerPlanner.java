@@ -478,8 +478,10 @@ public final class LearnerPlanner {
 					.orElseThrow()
 					.processId();
 			}
+			Map<ProcessId, Long> learnersOf = this.learnerAt.values().stream()
+				.collect(Collectors.groupingBy((member) -> member, Collectors.counting()));
 			Comparator<GroupMember> fewerLearners = Comparator
-				.comparingLong((member) -> this.learnerAt.values().stream().filter(member.processId()::equals).count());
+				.comparingLong((member) -> learnersOf.getOrDefault(member.processId(), 0L));
 			Comparator<GroupMember> holdersFirst = Comparator.comparing((member) -> !member.holds(task));
 			return others.stream()
 				.min(holdersFirst.thenComparing(byLag)

@@ -55,34 +55,4 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL);
 	}
 
-	public PlannerSettings withAcceptableRecoveryLag(long lag) {
-		return new PlannerSettings(lag, this.maxWarmupReplicas, this.numStandbyReplicas, this.balancingFactor,
-				this.learnerRebalance, this.learnerProbeInterval);
-	}
-
-	public PlannerSettings withMaxWarmupReplicas(int replicas) {
-		return new PlannerSettings(this.acceptableRecoveryLag, replicas, this.numStandbyReplicas,
-				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval);
-	}
-
-	public PlannerSettings withNumStandbyReplicas(int replicas) {
-		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, replicas,
-				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval);
-	}
-
-	public PlannerSettings withBalancingFactor(double factor) {
-		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
-				factor, this.learnerRebalance, this.learnerProbeInterval);
-	}
-
-	public PlannerSettings withLearnerRebalance(LearnerRebalance rebalance) {
-		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
-				this.balancingFactor, rebalance, this.learnerProbeInterval);
-	}
-
-	public PlannerSettings withLearnerProbeInterval(Duration interval) {
-		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
-				this.balancingFactor, this.learnerRebalance, interval);
-	}
-
 }

@@ -78,14 +78,6 @@ public final class LearnerConfig extends AbstractConfig {
 		super(CONFIG, originals, false);
 	}
 
-	/**
-	 * The keys with their validators and documentation.
-	 * @return the definition
-	 */
-	public static ConfigDef configDef() {
-		return new ConfigDef(CONFIG);
-	}
-
 	public RebalancingMode rebalancingMode() {
 		return RebalancingMode.valueOf(getString(REBALANCING_MODE_CONFIG).toUpperCase(Locale.ROOT));
 	}

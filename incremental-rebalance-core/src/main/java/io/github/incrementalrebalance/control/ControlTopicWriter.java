@@ -27,7 +27,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private final String topic;
 
-	private final AtomicReference<List<ControlRecord>> pendingPlan = new AtomicReference<>();
+	private final AtomicReference<PendingPlan> pendingPlan = new AtomicReference<>();
 
 	private final ExecutorService planThread = Executors.newSingleThreadExecutor((task) -> {
 		Thread thread = new Thread(task, "incremental-rebalance-plan-writer");
@@ -66,27 +66,32 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	}
 
 	/**
-	 * Publish the records of a plan in the background; returns at once.
+	 * Publish the records of a plan in the background; returns at once, so the leader's stream thread never waits
+	 * for the cluster.
 	 * @param records the plan's records, the {@link PlanEpoch} last
+	 * @param tombstones keys to delete with it
 	 */
-	public void publishPlan(List<ControlRecord> records) {
-		if (this.pendingPlan.getAndSet(List.copyOf(records)) == null) {
+	public void publishPlan(List<ControlRecord> records, List<String> tombstones) {
+		if (this.pendingPlan.getAndSet(new PendingPlan(List.copyOf(records), List.copyOf(tombstones))) == null) {
 			this.planThread.execute(this::writePendingPlan);
 		}
 	}
 
 	private void writePendingPlan() {
-		List<ControlRecord> records = this.pendingPlan.getAndSet(null);
-		if (records == null) {
+		PendingPlan plan = this.pendingPlan.getAndSet(null);
+		if (plan == null) {
 			return;
 		}
-		for (ControlRecord record : records) {
-			write(record).whenComplete((metadata, ex) -> {
-				if (ex != null) {
-					logger.warn("Could not publish {} to {}: {}", record.key(), this.topic, ex.toString());
-				}
-			});
-		}
+		plan.records().forEach((record) -> warnOnFailure(record.key(), write(record)));
+		plan.tombstones().forEach((key) -> warnOnFailure(key, tombstone(key)));
+	}
+
+	private void warnOnFailure(String key, CompletableFuture<RecordMetadata> sent) {
+		sent.whenComplete((metadata, ex) -> {
+			if (ex != null) {
+				logger.warn("Could not publish {} to {}: {}", key, this.topic, ex.toString());
+			}
+		});
 	}
 
 	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
@@ -113,6 +118,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 			Thread.currentThread().interrupt();
 		}
 		this.producer.close(Duration.ofSeconds(5));
+	}
+
+	private record PendingPlan(List<ControlRecord> records, List<String> tombstones) {
 	}
 
 }

@@ -64,9 +64,8 @@ public final class PlanPublisher implements PlanListener {
 		}
 		records.add(new PlanEpoch(at.toEpochMilli(), this.leader, at, plan.explain(at),
 				List.copyOf(plan.duplicateInstanceIds())));
-		this.writer.publishPlan(records);
 		warnOfStaleLeaves(plan);
-		forgetLeavesOfLongGoneMembers(plan, at);
+		this.writer.publishPlan(records, leavesOfLongGoneMembers(plan, at));
 	}
 
 	/**
@@ -89,12 +88,13 @@ public final class PlanPublisher implements PlanListener {
 	 * Leave records outlive their members (a pod that crashed while leaving): the leader tombstones those of ids
 	 * absent from the group for longer than {@link #GONE_FOR}, judged by when the leave was asked.
 	 */
-	private void forgetLeavesOfLongGoneMembers(Plan plan, Instant now) {
+	private List<String> leavesOfLongGoneMembers(Plan plan, Instant now) {
 		Set<String> present = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
-		this.reader.leaveRecords().values().stream()
+		return this.reader.leaveRecords().values().stream()
 			.filter((leave) -> !present.contains(leave.instanceId()))
 			.filter((leave) -> leave.requestedAt().plus(GONE_FOR).isBefore(now))
-			.forEach((leave) -> this.writer.tombstone(leave.key()));
+			.map(LeaveRecord::key)
+			.toList();
 	}
 
 }

@@ -166,10 +166,6 @@ public final class MemberRuntime implements AutoCloseable {
 		return this.reader;
 	}
 
-	public ControlTopicWriter controlWriter() {
-		return this.writer;
-	}
-
 	public AssignorStatus assignorStatus() {
 		return this.assignorStatus;
 	}
@@ -355,9 +351,12 @@ public final class MemberRuntime implements AutoCloseable {
 		Set<String> beingLearned = plan.map((p) -> Set.copyOf(p.beingLearned())).orElse(Set.of());
 		Set<String> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
 		long acceptableLag = acceptableRecoveryLag();
-		Map<TaskId, Long> lags = localLags(this.storeTasks);
+		Set<ThreadMetadata> threads = this.streams.metadataForLocalThreads();
+		// each lag read is a ListOffsets call to the cluster: only when there are standbys to report
+		Map<TaskId, Long> lags = threads.stream().anyMatch((thread) -> !thread.standbyTasks().isEmpty())
+				? localLags(this.storeTasks) : Map.of();
 		List<TaskState> tasks = new ArrayList<>();
-		for (ThreadMetadata thread : this.streams.metadataForLocalThreads()) {
+		for (ThreadMetadata thread : threads) {
 			for (TaskMetadata active : thread.activeTasks()) {
 				TaskId task = active.taskId();
 				tasks.add(new TaskState(task,

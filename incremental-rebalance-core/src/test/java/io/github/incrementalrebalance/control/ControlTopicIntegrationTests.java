@@ -102,8 +102,10 @@ class ControlTopicIntegrationTests {
 					.containsExactly(new LeaveRequest("s3", "inc3", Optional.of(now.plusSeconds(30).truncatedTo(
 							ChronoUnit.MILLIS))));
 
-				writer.publishPlan(List.of(new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"),
-						List.of(), true, Optional.empty()), new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none", List.of())));
+				writer.publishPlan(List.<ControlRecord>of(
+						new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"), List.of(), true,
+								Optional.empty()),
+						new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
 				await().atMost(TIMEOUT).until(() -> reader.planEpoch().isPresent() && reader.plan("s3").isPresent());
 				assertThat(reader.plan("s3").orElseThrow().beingLearned()).containsExactly("0_1");
 				assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("s1");

@@ -27,14 +27,6 @@ public final class AssignorCalls {
 	}
 
 	/**
-	 * Instances that ran the assignor, in order.
-	 * @return one entry per call
-	 */
-	public List<String> leaders() {
-		return List.copyOf(this.leaders);
-	}
-
-	/**
 	 * Wait until no assignment has been computed for a while, and return how many there were.
 	 * @param quiet how long no call may come
 	 * @return the count once quiet

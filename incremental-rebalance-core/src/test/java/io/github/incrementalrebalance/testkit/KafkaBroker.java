@@ -5,9 +5,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -127,15 +125,6 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 		catch (ExecutionException ex) {
 			throw new IllegalStateException("Could not describe group " + groupId, ex.getCause());
 		}
-	}
-
-	/**
-	 * The client ids of a group's members, for tests that tell members apart by client id.
-	 * @param groupId the group
-	 * @return client ids of the members
-	 */
-	public Set<String> groupMemberClientIds(String groupId) {
-		return groupMembers(groupId).stream().map(MemberDescription::clientId).collect(Collectors.toSet());
 	}
 
 }

@@ -44,14 +44,6 @@ public final class RestoreThrottle {
 		this.recordsPerSecond = Long.MAX_VALUE;
 	}
 
-	public void setRate(long recordsPerSecond) {
-		this.recordsPerSecond = recordsPerSecond;
-	}
-
-	public boolean isReleased() {
-		return this.recordsPerSecond == Long.MAX_VALUE;
-	}
-
 	/**
 	 * Hold the calling restore thread for as long as the given records take at the current rate, in short slices so
 	 * that a release or a new rate takes effect at once.

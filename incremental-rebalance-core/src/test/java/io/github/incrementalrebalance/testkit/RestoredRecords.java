@@ -22,11 +22,7 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	private final Map<TaskId, AtomicLong> restored = new ConcurrentHashMap<>();
 
-	private final Map<TaskId, AtomicLong> standbyLoaded = new ConcurrentHashMap<>();
-
 	private final Set<TaskId> promoted = ConcurrentHashMap.newKeySet();
-
-	private final Set<TaskId> restoring = ConcurrentHashMap.newKeySet();
 
 	RestoredRecords(StoreTasks storeTasks) {
 		this.storeTasks = storeTasks;
@@ -49,16 +45,6 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	}
 
 	/**
-	 * Records this instance's standby (or learner) of a task loaded.
-	 * @param task the task
-	 * @return the number of records
-	 */
-	public long loadedIntoStandby(TaskId task) {
-		AtomicLong count = this.standbyLoaded.get(task);
-		return (count != null) ? count.get() : 0;
-	}
-
-	/**
 	 * Tasks whose standby on this instance became the active task.
 	 * @return the promoted tasks
 	 */
@@ -66,17 +52,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 		return Set.copyOf(this.promoted);
 	}
 
-	/**
-	 * Tasks whose active restoration started and has not ended.
-	 * @return the tasks restoring now
-	 */
-	public Set<TaskId> restoring() {
-		return Set.copyOf(this.restoring);
-	}
-
 	@Override
 	public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
-		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::add);
 	}
 
 	@Override
@@ -87,12 +64,6 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	@Override
 	public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
-		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::remove);
-	}
-
-	@Override
-	public void onRestoreSuspended(TopicPartition partition, String storeName, long totalRestored) {
-		this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoring::remove);
 	}
 
 	@Override
@@ -102,7 +73,6 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	@Override
 	public void onBatchLoaded(TopicPartition partition, String storeName, TaskId taskId, long batchEndOffset,
 			long batchSize, long currentEndOffset) {
-		this.standbyLoaded.computeIfAbsent(taskId, (t) -> new AtomicLong()).addAndGet(batchSize);
 	}
 
 	@Override

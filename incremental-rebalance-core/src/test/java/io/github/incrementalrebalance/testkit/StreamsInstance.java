@@ -132,10 +132,6 @@ public final class StreamsInstance implements AutoCloseable {
 		return this.streams.state();
 	}
 
-	public List<StateChange> stateChanges() {
-		return List.copyOf(this.stateChanges);
-	}
-
 	/**
 	 * How many times the instance went into {@code REBALANCING} at or after a moment.
 	 * @param since the moment
@@ -174,10 +170,6 @@ public final class StreamsInstance implements AutoCloseable {
 			.flatMap(Set::stream)
 			.map(TaskMetadata::taskId)
 			.collect(Collectors.toSet());
-	}
-
-	public boolean isClosed() {
-		return this.closed;
 	}
 
 	/**
