@@ -1,57 +1,58 @@
 package io.github.incrementalrebalance.autoconfigure;
 
-import java.lang.reflect.Field;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
-import org.springframework.util.ReflectionUtils;
 
 /**
- * Once every configurer ran, checks that each {@link StreamsBuilderFactoryBean} still has the client supplier the
- * starter set: a configurer of the application that calls {@code setClientSupplier} after it switches leaves and
- * learners off without a word. The factory bean has no getter, so its field is read.
+ * Once every singleton exists, checks that each wired {@link StreamsBuilderFactoryBean} still has the client
+ * supplier and the customizer incremental-rebalance set: code that calls {@code setClientSupplier} or
+ * {@code setKafkaStreamsCustomizer} after the wiring (a later bean post-processor, an init method) would switch
+ * leaves and learners off without a word.
  */
 class OverriddenWiringCheck implements SmartInitializingSingleton {
 
 	private static final Logger logger = LoggerFactory.getLogger(OverriddenWiringCheck.class);
 
-	private final ListableBeanFactory beanFactory;
+	private final BeanFactory beanFactory;
 
 	private final MemberRuntimes runtimes;
 
-	OverriddenWiringCheck(ListableBeanFactory beanFactory, MemberRuntimes runtimes) {
+	OverriddenWiringCheck(BeanFactory beanFactory, MemberRuntimes runtimes) {
 		this.beanFactory = beanFactory;
 		this.runtimes = runtimes;
 	}
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (this.runtimes.all().isEmpty()) {
-			return;
-		}
-		Field field = ReflectionUtils.findField(StreamsBuilderFactoryBean.class, "clientSupplier");
-		if (field == null) {
-			return;
-		}
-		ReflectionUtils.makeAccessible(field);
-		Map<String, StreamsBuilderFactoryBean> factoryBeans = this.beanFactory
-			.getBeansOfType(StreamsBuilderFactoryBean.class, false, false);
-		factoryBeans.forEach((name, factoryBean) -> {
-			Object supplier = ReflectionUtils.getField(field, factoryBean);
-			if (!(supplier instanceof MemberClientSupplier)) {
-				logger.warn("The Kafka Streams of '{}' do not use incremental-rebalance's client supplier (a "
-						+ "StreamsBuilderFactoryBeanConfigurer replaced it with {}): closing instances will not leave "
-						+ "their group and no learner moves a task. Declare your supplier as a KafkaClientSupplier bean "
-						+ "instead; incremental-rebalance wraps it.", name.replaceFirst("^&", ""),
-						(supplier != null) ? supplier.getClass().getName() : "none");
+		this.runtimes.byFactoryBean().keySet().forEach((name) -> {
+			StreamsBuilderFactoryBean factoryBean = this.beanFactory.getBean(BeanFactory.FACTORY_BEAN_PREFIX + name,
+					StreamsBuilderFactoryBean.class);
+			List<String> replaced = new ArrayList<>();
+			replacedBy(FactoryBeanSlots.clientSupplier(factoryBean), MemberClientSupplier.class)
+				.ifPresent((by) -> replaced.add("client supplier (now " + by + ")"));
+			replacedBy(FactoryBeanSlots.kafkaStreamsCustomizer(factoryBean), MemberStreamsCustomizer.class)
+				.ifPresent((by) -> replaced.add("KafkaStreamsCustomizer (now " + by + ")"));
+			if (!replaced.isEmpty()) {
+				logger.warn("The Kafka Streams of '{}' lost incremental-rebalance's {}: it was set again after the "
+						+ "starter wired the factory bean, so closing instances will not leave their group and no "
+						+ "learner moves a task. Set it in a StreamsBuilderFactoryBeanConfigurer or declare a "
+						+ "KafkaClientSupplier bean instead: incremental-rebalance wraps what it finds there.", name,
+						String.join(" and ", replaced));
 			}
 		});
+	}
+
+	private static Optional<String> replacedBy(Optional<?> slot, Class<?> wired) {
+		return slot.filter((value) -> !wired.isInstance(value)).map((value) -> value.getClass().getName());
 	}
 
 }

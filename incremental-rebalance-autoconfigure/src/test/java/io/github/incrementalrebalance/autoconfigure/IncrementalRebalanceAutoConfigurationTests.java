@@ -1,17 +1,21 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.member.MemberIdentity;
+import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 import org.junit.jupiter.api.Test;
 
 import ch.qos.logback.classic.Level;
@@ -25,13 +29,14 @@ import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
+import org.springframework.kafka.config.KafkaStreamsConfiguration;
+import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
-import org.springframework.kafka.core.CleanupConfig;
 import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -203,23 +208,80 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void applicationsOwnConfigurerBeanBacksTheStartersOff() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, OwnConfigurerConfiguration.class)
+	void everyFactoryBeanIsItsOwnMember() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
 			.run((context) -> {
-				assertThat(clientSupplier(context)).isNotInstanceOf(MemberClientSupplier.class);
+				assertThat(context.getBean(MemberRuntimes.class).byFactoryBean()).containsOnlyKeys(
+						"defaultKafkaStreamsBuilder", "ordersStreamsBuilder");
+				assertThat(context.getBean(MemberRuntimes.class).all()).extracting(MemberRuntime::controlTopic)
+					.containsExactly("app-rebalance-control", "orders-rebalance-control");
+				StreamsBuilderFactoryBean orders = context.getBean("&ordersStreamsBuilder",
+						StreamsBuilderFactoryBean.class);
+				assertThat(orders.getStreamsConfiguration()).containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG,
+						LearnerTaskAssignor.class.getName());
+				assertThat(ReflectionTestUtils.getField(orders, "clientSupplier"))
+					.isInstanceOf(MemberClientSupplier.class);
+			});
+	}
+
+	@Test
+	void clientSupplierSetByAConfigurerIsWrapped() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SupplierConfigurerConfiguration.class)
+			.run((context) -> assertThat(ReflectionTestUtils.getField(clientSupplier(context), "delegate"))
+				.isSameAs(SupplierConfigurerConfiguration.SUPPLIER));
+	}
+
+	@Test
+	void customizerSetByAConfigurerStillRunsAndStillBuildsKafkaStreams() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, CustomizerConfigurerConfiguration.class)
+			.run((context) -> {
+				StreamsBuilderFactoryBean factoryBean = context.getBean("&defaultKafkaStreamsBuilder",
+						StreamsBuilderFactoryBean.class);
+				KafkaStreamsCustomizer customizer = (KafkaStreamsCustomizer) ReflectionTestUtils
+					.getField(factoryBean, "kafkaStreamsCustomizer");
+				assertThat(customizer).isInstanceOf(MemberStreamsCustomizer.class);
+				RecordingCustomizer application = context.getBean(RecordingCustomizer.class);
+				Topology topology = new Topology();
+				topology.addSource("in", "input");
+				Properties properties = factoryBean.getStreamsConfiguration();
+				properties.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
+				try (KafkaStreams streams = customizer.initKafkaStreams(topology, properties,
+						new DefaultKafkaClientSupplier())) {
+					assertThat(application.built).containsExactly(streams);
+				}
+			});
+	}
+
+	@Test
+	void factoryBeanWiredByTheApplicationIsLeftAsItIs() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, OwnWiringConfiguration.class)
+			.run((context) -> {
+				assertThat(clientSupplier(context)).isSameAs(OwnWiringConfiguration.SUPPLIER);
 				assertThat(context.getBean(MemberRuntimes.class).all()).isEmpty();
 			});
 	}
 
 	@Test
-	void configurerReplacingTheClientSupplierIsReportedWithAWarning() {
+	void clientSupplierReplacedAfterTheWiringIsReportedWithAWarning() {
 		try (LogCapture log = LogCapture.of(OverriddenWiringCheck.class)) {
-			this.contextRunner.withUserConfiguration(StreamsConfiguration.class, ReplacingConfigurerConfiguration.class)
-				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement().asString()
-					.contains("The Kafka Streams of 'defaultKafkaStreamsBuilder' do not use incremental-rebalance's "
-							+ "client supplier")
-					.contains("Declare your supplier as a KafkaClientSupplier bean instead"));
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class, LateReplacementConfiguration.class)
+				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
+					.asString()
+					.contains("The Kafka Streams of 'defaultKafkaStreamsBuilder' lost incremental-rebalance's client "
+							+ "supplier (now " + DefaultKafkaClientSupplier.class.getName() + ")")
+					.contains("Set it in a StreamsBuilderFactoryBeanConfigurer or declare a KafkaClientSupplier bean"));
 		}
+	}
+
+	@Test
+	void closesTheContextOnceDrainedUnlessToldToStopOnlyStreams() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.run((context) -> assertThat(context).hasSingleBean(ShutdownAfterDrain.class)
+				.hasSingleBean(LeavingReadiness.class));
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.on-drained=stop-streams")
+			.run((context) -> assertThat(context).doesNotHaveBean(ShutdownAfterDrain.class)
+				.hasSingleBean(LeavingReadiness.class));
 	}
 
 	@Test
@@ -227,20 +289,20 @@ class IncrementalRebalanceAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
 			.run((context) -> {
-				assertThat(context).doesNotHaveBean("memberRuntimeConfigurer");
+				assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class);
 				assertThat(clientSupplier(context)).isNotInstanceOf(MemberClientSupplier.class);
 			});
 	}
 
 	@Test
 	void backsOffWithoutKafkaStreamsEnabled() {
-		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean("memberRuntimeConfigurer"));
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class));
 	}
 
 	@Test
 	void backsOffWithoutKafkaStreamsOnTheClasspath() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(KafkaStreams.class))
-			.run((context) -> assertThat(context).doesNotHaveBean("memberRuntimeConfigurer"));
+			.run((context) -> assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class));
 	}
 
 	private static Properties streamsConfiguration(AssertableApplicationContext context) {
@@ -260,30 +322,90 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class OwnConfigurerConfiguration {
+	static class SecondFactoryBeanConfiguration {
 
 		@Bean
-		StreamsBuilderFactoryBeanConfigurer memberRuntimeConfigurer() {
-			return (factoryBean) -> factoryBean.setCleanupConfig(new CleanupConfig(false, false));
+		StreamsBuilderFactoryBean ordersStreamsBuilder() {
+			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
+					Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "orders", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+							"localhost:9092")));
+			factoryBean.setAutoStartup(false);
+			return factoryBean;
 		}
 
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class ReplacingConfigurerConfiguration {
+	static class SupplierConfigurerConfiguration {
+
+		static final KafkaClientSupplier SUPPLIER = new DefaultKafkaClientSupplier() {
+		};
 
 		@Bean
-		StreamsBuilderFactoryBeanConfigurer replacingConfigurer() {
-			return new StreamsBuilderFactoryBeanConfigurer() {
+		StreamsBuilderFactoryBeanConfigurer supplierConfigurer() {
+			return (factoryBean) -> factoryBean.setClientSupplier(SUPPLIER);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomizerConfigurerConfiguration {
+
+		@Bean
+		RecordingCustomizer recordingCustomizer() {
+			return new RecordingCustomizer();
+		}
+
+		@Bean
+		StreamsBuilderFactoryBeanConfigurer customizerConfigurer(RecordingCustomizer customizer) {
+			return (factoryBean) -> factoryBean.setKafkaStreamsCustomizer(customizer);
+		}
+
+	}
+
+	static class RecordingCustomizer implements KafkaStreamsCustomizer {
+
+		final List<KafkaStreams> built = new ArrayList<>();
+
+		@Override
+		public KafkaStreams initKafkaStreams(Topology topology, Properties properties,
+				KafkaClientSupplier clientSupplier) {
+			KafkaStreams streams = KafkaStreamsCustomizer.super.initKafkaStreams(topology, properties, clientSupplier);
+			this.built.add(streams);
+			return streams;
+		}
+
+		@Override
+		public void customize(KafkaStreams kafkaStreams) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnWiringConfiguration {
+
+		static final MemberClientSupplier SUPPLIER = new MemberClientSupplier();
+
+		@Bean
+		StreamsBuilderFactoryBeanConfigurer ownWiring() {
+			return (factoryBean) -> factoryBean.setClientSupplier(SUPPLIER);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LateReplacementConfiguration {
+
+		@Bean
+		static BeanPostProcessor lateReplacement() {
+			return new BeanPostProcessor() {
 
 				@Override
-				public void configure(StreamsBuilderFactoryBean factoryBean) {
-					factoryBean.setClientSupplier(new DefaultKafkaClientSupplier());
-				}
-
-				@Override
-				public int getOrder() {
-					return Ordered.LOWEST_PRECEDENCE;
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					if (bean instanceof StreamsBuilderFactoryBean factoryBean) {
+						factoryBean.setClientSupplier(new DefaultKafkaClientSupplier());
+					}
+					return bean;
 				}
 
 			};

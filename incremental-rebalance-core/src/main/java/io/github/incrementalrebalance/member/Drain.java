@@ -49,8 +49,6 @@ final class Drain {
 
 	private final Runnable closeStreams;
 
-	private final Consumer<MemberState> onClosed;
-
 	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
 
 	private final Duration unansweredLimit;
@@ -80,15 +78,13 @@ final class Drain {
 	private Instant unansweredSince;
 
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
-			LeaveOnClose leaveOnClose, Runnable closeStreams, Consumer<MemberState> onClosed,
-			Duration unansweredLimit, Clock clock) {
+			LeaveOnClose leaveOnClose, Runnable closeStreams, Duration unansweredLimit, Clock clock) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
 		this.closeStreams = closeStreams;
-		this.onClosed = onClosed;
 		this.unansweredLimit = unansweredLimit;
 		this.clock = clock;
 	}
@@ -274,7 +270,6 @@ final class Drain {
 			this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
 			moveTo(MemberState.CLOSED);
 			logger.info("{} is closed ({} before)", this.identity.instanceId(), how);
-			this.onClosed.accept(how);
 		}, "incremental-rebalance-close-" + this.identity.instanceId());
 		closer.start();
 	}

@@ -92,9 +92,6 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private LearnerWatcher watcher;
 
-	private Consumer<MemberState> onClosed = (state) -> {
-	};
-
 	private StoreTasks storeTasks;
 
 	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
@@ -102,6 +99,8 @@ public final class MemberRuntime implements AutoCloseable {
 	private volatile boolean duplicateReported;
 
 	private ScheduledExecutorService scheduler;
+
+	private boolean closed;
 
 	private MemberRuntime(Map<String, Object> streamsConfig, Clock clock) {
 		this.streamsConfig = streamsConfig;
@@ -235,14 +234,14 @@ public final class MemberRuntime implements AutoCloseable {
 				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
 				heartbeatInterval().multipliedBy(2), this.clock);
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
-				this.clientSupplier.leaveOnClose(), this::closeStreams, (state) -> this.onClosed.accept(state),
-				UNANSWERED_LEAVE, this.clock);
+				this.clientSupplier.leaveOnClose(), this::closeStreams, UNANSWERED_LEAVE, this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
 	}
 
 	/**
-	 * Be told of every change of the member's state (on the thread that made it: return fast).
+	 * Be told of every change of the member's state (on the thread that made it: return fast). A leave ends with
+	 * DRAINED or FORCED, then CLOSED once Kafka Streams closed.
 	 * @param listener gets the new state
 	 */
 	public void addStateListener(Consumer<MemberState> listener) {
@@ -250,18 +249,14 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Be told when the member closed after leaving.
-	 * @param listener gets DRAINED or FORCED: how it left
-	 */
-	public void onClosed(Consumer<MemberState> listener) {
-		this.onClosed = listener;
-	}
-
-	/**
 	 * Make sure the control topic exists and start reading it; call before {@code KafkaStreams.start()}.
 	 */
 	public synchronized void start() {
 		Objects.requireNonNull(this.streams, "attach(..) first");
+		if (this.closed) {
+			throw new IllegalStateException("The member runtime of " + this.identity.instanceId() + " is closed");
+		}
+		stop();
 		ControlTopic.ensureExists(this.streamsConfig, this.controlTopic, replicationFactor(),
 				this.config.createControlTopic(), Duration.ofSeconds(30));
 		this.reader.start();
@@ -437,13 +432,23 @@ public final class MemberRuntime implements AutoCloseable {
 		return (value != null) ? Integer.parseInt(String.valueOf(value)) : -1;
 	}
 
-	@Override
-	public synchronized void close() {
+	/**
+	 * Stop reading the control topic and watching the member once its Kafka Streams stopped; {@link #attach} and
+	 * {@link #start} can run again for the next Kafka Streams built with this runtime.
+	 */
+	public synchronized void stop() {
 		if (this.scheduler != null) {
 			this.scheduler.shutdownNow();
+			this.scheduler = null;
 		}
 		this.reader.close();
+	}
+
+	@Override
+	public synchronized void close() {
+		stop();
 		this.writer.close();
+		this.closed = true;
 	}
 
 }
