@@ -7,41 +7,31 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
-import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KafkaClientSupplier;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.kafka.annotation.EnableKafkaStreams;
 
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * {@code /actuator/rebalance} over HTTP, two Spring Boot applications in one JVM on a real broker: a (leave allowed)
- * and b (the endpoint's default, read-only), their restores throttled until the test releases them.
+ * and b (the endpoint's default, read-only), their restores throttled until the test releases them; and a leave
+ * that ends with the application context closed ({@code on-drained=shutdown}, the default).
  */
 class RebalanceEndpointIntegrationTests {
 
@@ -58,7 +48,7 @@ class RebalanceEndpointIntegrationTests {
 
 	@Test
 	void readsLeavesAndCancelsWithTheirStatusCodes() throws Exception {
-		broker.createTopics(4, "endpoint-input", "endpoint-output");
+		broker.createTopics(4, "endpoint-app-input", "endpoint-app-output");
 		try (ConfigurableApplicationContext a = start("a", "unrestricted");
 				ConfigurableApplicationContext b = start("b", "read-only")) {
 			await("both members in the group plan").atMost(Duration.ofMinutes(1))
@@ -77,9 +67,9 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
 			assertThat(delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
 
-			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-input")) {
+			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-app-input")) {
 				producer.load(4, 20_000, 1);
-				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "endpoint-output",
+				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "endpoint-app-output",
 						producer.acknowledgedCounts(), Duration.ofMinutes(2));
 			}
 			assertThat(post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
@@ -112,21 +102,44 @@ class RebalanceEndpointIntegrationTests {
 		}
 	}
 
+	@Test
+	void leaveDrainsAndThenClosesTheApplication() throws Exception {
+		broker.createTopics(4, "closing-app-input", "closing-app-output");
+		try (ConfigurableApplicationContext a = startClosing("a"); ConfigurableApplicationContext b = startClosing("b");
+				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "closing-app-input")) {
+			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
+				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
+						&& activeTasks(a).size() + activeTasks(b).size() == 4);
+			producer.load(4, 5_000, 1);
+			List<MemberState> states = new CopyOnWriteArrayList<>();
+			b.getBean(MemberRuntimes.class).all().get(0).addStateListener(states::add);
+
+			assertThat(post(b, "{}").statusCode()).isEqualTo(202);
+
+			await("b's context closes after its drain").atMost(Duration.ofMinutes(1)).until(() -> !b.isActive());
+			assertThat(states).containsExactly(MemberState.LEAVING, MemberState.DRAINED, MemberState.CLOSED);
+			await("a runs every task").atMost(Duration.ofSeconds(30))
+				.until(() -> running(a) && activeTasks(a).size() == 4);
+			producer.load(4, 1_000, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "closing-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+		}
+	}
+
+	private ConfigurableApplicationContext startClosing(String name) {
+		return CountingBootApplication.start(broker, "closing-app", name, this.stateRoot, null, true,
+				"management.endpoints.web.exposure.include=rebalance",
+				"management.endpoint.rebalance.access=unrestricted");
+	}
+
 	private ConfigurableApplicationContext start(String name, String access) {
-		return new SpringApplicationBuilder(EndpointApplication.class)
-			.properties("server.port=0", "spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
-					"spring.kafka.streams.application-id=endpoint-app",
-					"spring.kafka.streams.state-dir=" + this.stateRoot.resolve(name),
-					"spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",
-					"spring.kafka.streams.properties.consumer.session.timeout.ms=6000",
-					// start-up moves leave task directories behind; cleaned, the learners start cold
-					"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
-					"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
-					"incremental-rebalance.instance-id=" + name, "incremental-rebalance.on-drained=stop-streams",
-					"management.endpoints.web.exposure.include=rebalance,health",
-					"management.endpoint.health.show-details=always",
-					"management.endpoint.rebalance.access=" + access)
-			.run();
+		return CountingBootApplication.start(broker, "endpoint-app", name, this.stateRoot, THROTTLE, true,
+				// start-up moves leave task directories behind; cleaned, the learners start cold
+				"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
+				"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
+				"incremental-rebalance.on-drained=stop-streams",
+				"management.endpoints.web.exposure.include=rebalance,health",
+				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=" + access);
 	}
 
 	private HttpResponse<String> get(ConfigurableApplicationContext context, String path)
@@ -151,31 +164,6 @@ class RebalanceEndpointIntegrationTests {
 
 	private static URI uri(ConfigurableApplicationContext context, String path) {
 		return URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + path);
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	@EnableKafkaStreams
-	static class EndpointApplication {
-
-		@Bean
-		KafkaClientSupplier throttledClients() {
-			return new ThrottledRestoreSupplier(new DefaultKafkaClientSupplier(), THROTTLE);
-		}
-
-		@Bean
-		KStream<String, String> counts(StreamsBuilder builder) {
-			KStream<String, String> input = builder.stream("endpoint-input",
-					Consumed.with(Serdes.String(), Serdes.String()));
-			input.groupByKey()
-				.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore("counts"))
-					.withKeySerde(Serdes.String())
-					.withValueSerde(Serdes.Long()))
-				.toStream()
-				.to("endpoint-output", Produced.with(Serdes.String(), Serdes.Long()));
-			return input;
-		}
-
 	}
 
 }

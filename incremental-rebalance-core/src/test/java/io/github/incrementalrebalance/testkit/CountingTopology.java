@@ -4,6 +4,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
@@ -34,15 +35,30 @@ public final class CountingTopology {
 	 */
 	public static Topology build(String input, String output, String instance, GapMeter gapMeter) {
 		StreamsBuilder builder = new StreamsBuilder();
-		builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
-			.processValues(() -> new MarkerProbe(instance, gapMeter))
+		addTo(builder, input, output, instance, gapMeter);
+		return builder.build();
+	}
+
+	/**
+	 * Add the counting to a builder that builds the topology itself (a Spring {@code StreamsBuilderFactoryBean}).
+	 * @param builder the builder
+	 * @param input the input topic
+	 * @param output the topic receiving each key's latest count
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @return the input stream
+	 */
+	public static KStream<String, String> addTo(StreamsBuilder builder, String input, String output, String instance,
+			GapMeter gapMeter) {
+		KStream<String, String> stream = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()));
+		stream.processValues(() -> new MarkerProbe(instance, gapMeter))
 			.groupByKey()
 			.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore(STORE))
 				.withKeySerde(Serdes.String())
 				.withValueSerde(Serdes.Long()))
 			.toStream()
 			.to(output, Produced.with(Serdes.String(), Serdes.Long()));
-		return builder.build();
+		return stream;
 	}
 
 	static final class MarkerProbe implements FixedKeyProcessor<String, String, String> {

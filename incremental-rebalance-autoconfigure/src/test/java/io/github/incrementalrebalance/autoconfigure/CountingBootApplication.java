@@ -1,0 +1,97 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.kafka.annotation.EnableKafkaStreams;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+
+/**
+ * The Spring Boot application of the auto-configuration's integration tests: the test kit's counting topology
+ * ({@code <application>-input} to {@code <application>-output}) with {@code @EnableKafkaStreams} and the starter, set
+ * up for tests as every instance of the test kit is (own state directory, fast heartbeats). Several run in one JVM
+ * against one broker; each is started with {@link #start}.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@EnableKafkaStreams
+class CountingBootApplication {
+
+	@Bean
+	KStream<String, String> counts(StreamsBuilder builder, Environment environment) {
+		String application = environment.getRequiredProperty("spring.kafka.streams.application-id");
+		return CountingTopology.addTo(builder, application + "-input", application + "-output",
+				environment.getRequiredProperty("incremental-rebalance.instance-id"), new GapMeter());
+	}
+
+	/**
+	 * Start one instance.
+	 * @param broker the broker
+	 * @param application the application id (and topic prefix)
+	 * @param instance the instance id
+	 * @param stateRoot where instances keep their state, each in its own directory
+	 * @param throttle slows the instance's restores; {@code null} for none
+	 * @param web whether it serves HTTP (on a random port)
+	 * @param properties more properties
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext start(KafkaBroker broker, String application, String instance,
+			Path stateRoot, @Nullable RestoreThrottle throttle, boolean web, String... properties) {
+		List<String> all = new ArrayList<>(List.of("server.port=0",
+				"spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+				"spring.kafka.streams.application-id=" + application,
+				"spring.kafka.streams.state-dir=" + stateRoot.resolve(instance),
+				"spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",
+				"spring.kafka.streams.properties.consumer.session.timeout.ms=6000",
+				"spring.kafka.streams.properties.statestore.cache.max.bytes=0",
+				"incremental-rebalance.instance-id=" + instance));
+		all.addAll(List.of(properties));
+		KafkaClientSupplier clients = (throttle != null)
+				? new ThrottledRestoreSupplier(new DefaultKafkaClientSupplier(), throttle)
+				: new DefaultKafkaClientSupplier();
+		return new SpringApplicationBuilder(CountingBootApplication.class)
+			.web(web ? WebApplicationType.SERVLET : WebApplicationType.NONE)
+			.properties(all.toArray(String[]::new))
+			.initializers((context) -> context.getBeanFactory().registerSingleton("testClients", clients))
+			.run();
+	}
+
+	static boolean running(ConfigurableApplicationContext context) {
+		KafkaStreams streams = context.getBean(StreamsBuilderFactoryBean.class).getKafkaStreams();
+		return streams != null && streams.state() == KafkaStreams.State.RUNNING;
+	}
+
+	static Set<TaskId> activeTasks(ConfigurableApplicationContext context) {
+		KafkaStreams streams = context.getBean(StreamsBuilderFactoryBean.class).getKafkaStreams();
+		return (streams != null) ? streams.metadataForLocalThreads().stream()
+			.map(ThreadMetadata::activeTasks)
+			.flatMap(Set::stream)
+			.map((task) -> task.taskId())
+			.collect(Collectors.toSet()) : Set.of();
+	}
+
+}
