@@ -21,19 +21,19 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * {@code /actuator/rebalance}: this instance's members (one per Kafka Streams application), their tasks, their
- * group's last plan, and the leave (POST) and its cancel (DELETE). Read-only unless
- * {@code management.endpoint.rebalance.access=unrestricted}.
+ * The {@code rebalance} actuator endpoint: this instance's members (one per Kafka Streams application), their tasks,
+ * their group's last plan, and the leave and its cancel. Read-only unless
+ * {@code management.endpoint.rebalance.access=unrestricted}. Over HTTP, {@link RebalanceEndpointWebExtension} answers
+ * a leave with its status code.
  */
-@WebEndpoint(id = "rebalance", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = "rebalance", defaultAccess = Access.READ_ONLY)
 public class RebalanceEndpoint {
 
 	private static final Duration WAIT_STEP = Duration.ofMillis(100);
@@ -61,17 +61,14 @@ public class RebalanceEndpoint {
 	}
 
 	/**
-	 * Drain every member of this instance: 202 when a leave starts, 200 for a repeat, 409 when Kafka Streams does
-	 * not run or the instance id is used twice, 503 when the control topic cannot be written, 400 with the reason
-	 * for a bad field.
+	 * Drain every member of this instance.
 	 * @param action {@code leave}
 	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
 	 * @param wait how long to block until every member drained and closed
-	 * @return the members' state
+	 * @return the outcome, with the members' state or why the leave was refused
 	 */
 	@WriteOperation
-	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout,
-			@Nullable String wait) {
+	public LeaveResult leave(@Selector Action action, @Nullable String timeout, @Nullable String wait) {
 		Optional<Duration> bound;
 		Optional<Duration> waitFor;
 		try {
@@ -79,7 +76,7 @@ public class RebalanceEndpoint {
 			waitFor = duration("wait", wait);
 		}
 		catch (IllegalArgumentException ex) {
-			return new WebEndpointResponse<>(new Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+			return LeaveResult.refused(LeaveResult.Outcome.INVALID, ex.getMessage());
 		}
 		boolean started = false;
 		try {
@@ -88,27 +85,27 @@ public class RebalanceEndpoint {
 			}
 		}
 		catch (LeaveRefusedException ex) {
-			int status = (ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
-					? WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE : 409;
-			return new WebEndpointResponse<>(new Problem(ex.getMessage()), status);
+			return LeaveResult.refused((ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
+					? LeaveResult.Outcome.UNAVAILABLE : LeaveResult.Outcome.REFUSED, ex.getMessage());
 		}
 		waitFor.ifPresent(this::awaitDrained);
-		return new WebEndpointResponse<>(members(), started ? 202 : WebEndpointResponse.STATUS_OK);
+		return new LeaveResult(started ? LeaveResult.Outcome.STARTED : LeaveResult.Outcome.ALREADY_LEAVING, members(),
+				null);
 	}
 
 	/**
-	 * Cancel a leave that has not finished: 200 with the members' state, 409 when none was leaving.
+	 * Cancel a leave that has not finished.
 	 * @param action {@code leave}
-	 * @return the members' state
+	 * @return the outcome, with the members' state
 	 */
 	@DeleteOperation
-	public WebEndpointResponse<Object> cancel(@Selector Action action) {
+	public LeaveResult cancel(@Selector Action action) {
 		boolean cancelled = false;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			cancelled |= runtime.cancel();
 		}
-		return cancelled ? new WebEndpointResponse<>(members(), WebEndpointResponse.STATUS_OK)
-				: new WebEndpointResponse<>(new Problem("no member of this instance is leaving"), 409);
+		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null)
+				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "no member of this instance is leaving");
 	}
 
 	private void awaitDrained(Duration limit) {
@@ -203,7 +200,41 @@ public class RebalanceEndpoint {
 			@Nullable String decision, List<PlanRecord> members) {
 	}
 
-	public record Problem(String error) implements OperationResponseBody {
+	/**
+	 * What a leave or its cancel did: the members' state, or the reason it was refused.
+	 * @param outcome what happened
+	 * @param members the members' state, unless refused
+	 * @param error why it was refused
+	 */
+	public record LeaveResult(Outcome outcome, @Nullable Members members, @Nullable String error)
+			implements OperationResponseBody {
+
+		static LeaveResult refused(Outcome outcome, String error) {
+			return new LeaveResult(outcome, null, error);
+		}
+
+		/**
+		 * What a leave or its cancel did.
+		 */
+		public enum Outcome {
+
+			/** A leave started. */
+			STARTED,
+			/** Every member was leaving or had left already. */
+			ALREADY_LEAVING,
+			/** A field of the request is not valid. */
+			INVALID,
+			/** Kafka Streams does not run, or the instance id is used twice. */
+			REFUSED,
+			/** The control topic cannot be written. */
+			UNAVAILABLE,
+			/** A leave was cancelled. */
+			CANCELLED,
+			/** No member was leaving. */
+			NOTHING_TO_CANCEL
+
+		}
+
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -9,7 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code rebalance} actuator endpoint.
+ * Auto-configuration of the {@code rebalance} actuator endpoint and its web extension.
  */
 @AutoConfiguration(after = IncrementalRebalanceAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -21,6 +22,14 @@ public final class RebalanceEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RebalanceEndpoint rebalanceEndpoint(MemberRuntimes runtimes) {
 		return new RebalanceEndpoint(runtimes);
+	}
+
+	@Bean
+	@ConditionalOnBean(RebalanceEndpoint.class)
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	RebalanceEndpointWebExtension rebalanceEndpointWebExtension(RebalanceEndpoint endpoint) {
+		return new RebalanceEndpointWebExtension(endpoint);
 	}
 
 }

@@ -178,6 +178,37 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void endpointAndItsWebExtensionWhenExposedOverHttp() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=rebalance")
+			.run((context) -> assertThat(context).hasSingleBean(RebalanceEndpoint.class)
+				.hasSingleBean(RebalanceEndpointWebExtension.class));
+	}
+
+	@Test
+	void endpointWithoutTheWebExtensionWhenExposedOverJmxOnly() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=rebalance")
+			.run((context) -> assertThat(context).hasSingleBean(RebalanceEndpoint.class)
+				.doesNotHaveBean(RebalanceEndpointWebExtension.class));
+	}
+
+	@Test
+	void endpointBacksOffWhenNotExposedOrItsAccessIsNone() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.run((context) -> assertThat(context).doesNotHaveBean(RebalanceEndpoint.class));
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=rebalance",
+					"management.endpoint.rebalance.access=NONE")
+			.run((context) -> assertThat(context).doesNotHaveBean(RebalanceEndpoint.class)
+				.doesNotHaveBean(RebalanceEndpointWebExtension.class));
+	}
+
+	@Test
 	void healthBacksOffWhenSwitchedOff() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
 			.withUserConfiguration(StreamsConfiguration.class)

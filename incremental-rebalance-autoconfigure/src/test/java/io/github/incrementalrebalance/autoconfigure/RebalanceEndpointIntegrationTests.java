@@ -15,6 +15,7 @@ import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,6 +91,11 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(leave.statusCode()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
+			assertThat(a.getBean(MeterRegistry.class)
+				.get("kafka.streams.rebalance.drain")
+				.tags("application.id", "endpoint-app", "outcome", "drained")
+				.timer()
+				.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
 			HttpResponse<String> health = get(a, "/actuator/health");
