@@ -183,11 +183,12 @@ public class RebalanceEndpoint {
 	public record ApplicationTasks(String applicationId, String instanceId, List<TaskDescriptor> tasks) {
 	}
 
-	public record TaskDescriptor(String id, TaskRole state, @Nullable Long lag, @Nullable Boolean ready) {
+	public record TaskDescriptor(String id, TaskRole state, boolean stateful, List<String> stores,
+			@Nullable Long lag, @Nullable Boolean ready) {
 
 		static TaskDescriptor of(TaskState task) {
 			boolean learner = task.role() == TaskRole.LEARNING;
-			return new TaskDescriptor(task.task().toString(), task.role(),
+			return new TaskDescriptor(task.task().toString(), task.role(), task.stateful(), task.stores(),
 					task.lag().isPresent() ? task.lag().getAsLong() : null, learner ? task.ready() : null);
 		}
 

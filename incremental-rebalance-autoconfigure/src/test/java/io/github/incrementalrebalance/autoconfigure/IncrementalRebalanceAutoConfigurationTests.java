@@ -165,6 +165,17 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void rackAwareStrategyTheAssignorDoesNotApplyIsWarnedOfAtStart() {
+		try (LogCapture log = LogCapture.of(MemberRuntime.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+				.withPropertyValues("spring.kafka.streams.properties.rack.aware.assignment.strategy=min_traffic")
+				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
+					.asString()
+					.contains("rack.aware.assignment.strategy=min_traffic is not applied by the learner assignor"));
+		}
+	}
+
+	@Test
 	void healthIsUpAndNamesTheMembersState() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
 			.withUserConfiguration(StreamsConfiguration.class)

@@ -59,7 +59,7 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(members.statusCode()).isEqualTo(200);
 			assertThat(members.body()).contains("\"instanceId\":\"a\"").contains("\"state\":\"STABLE\"");
 			await().atMost(Duration.ofSeconds(30)).until(() -> get(a, "/actuator/rebalance/tasks").body()
-				.contains("\"state\":\"ACTIVE\""));
+				.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
 			assertThat(get(a, "/actuator/rebalance/group").body()).contains("\"instanceId\":\"a\"");
 
 			assertThat(post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);

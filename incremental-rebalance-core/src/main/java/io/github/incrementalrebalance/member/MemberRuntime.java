@@ -196,6 +196,7 @@ public final class MemberRuntime implements AutoCloseable {
 						+ LearnerTaskAssignor.class.getName() + "; remove it, or use mode upgrading");
 			}
 			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
+			warnOfRackAwareStrategy(properties);
 		}
 		this.identity.clientTags()
 			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
@@ -204,6 +205,17 @@ public final class MemberRuntime implements AutoCloseable {
 				new PlanPublisher(this.writer, this.reader, this.identity.instanceId(), this.clock));
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
 		return configured;
+	}
+
+	private static void warnOfRackAwareStrategy(Properties properties) {
+		Object strategy = properties.get(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG);
+		if (strategy != null
+				&& !StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(String.valueOf(strategy).trim())) {
+			logger.warn("rack.aware.assignment.strategy={} is not applied by the learner assignor: active tasks are "
+					+ "placed by warmth and load, standbys honour rack.aware.assignment.tags. Set "
+					+ "rack.aware.assignment.tags to keep standbys in other zones, or stream.rebalancing.mode=upgrading "
+					+ "to run Kafka's assignor", strategy);
+		}
 	}
 
 	/**
@@ -356,13 +368,14 @@ public final class MemberRuntime implements AutoCloseable {
 				TaskId task = active.taskId();
 				tasks.add(new TaskState(task,
 						beingLearned.contains(task.toString()) ? TaskRole.BEING_LEARNED : TaskRole.ACTIVE,
-						OptionalLong.empty(), false));
+						this.storeTasks.storesOf(task), OptionalLong.empty(), false));
 			}
 			for (TaskMetadata standby : thread.standbyTasks()) {
 				TaskId task = standby.taskId();
 				OptionalLong lag = lags.containsKey(task) ? OptionalLong.of(lags.get(task)) : OptionalLong.empty();
 				boolean learner = learning.contains(task.toString());
-				tasks.add(new TaskState(task, learner ? TaskRole.LEARNING : TaskRole.STANDBY, lag,
+				tasks.add(new TaskState(task, learner ? TaskRole.LEARNING : TaskRole.STANDBY,
+						this.storeTasks.storesOf(task), lag,
 						learner && lag.isPresent() && lag.getAsLong() <= acceptableLag));
 			}
 		}

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.member;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -46,6 +47,20 @@ public final class StoreTasks {
 	public Optional<TaskId> taskOf(String storeName, int partition) {
 		Integer subtopology = this.subtopologyByStore.get(storeName);
 		return (subtopology != null) ? Optional.of(new TaskId(subtopology, partition)) : Optional.empty();
+	}
+
+	/**
+	 * The state stores of a task: those of its subtopology.
+	 * @param task the task
+	 * @return the store names, sorted; empty for a stateless task
+	 */
+	public List<String> storesOf(TaskId task) {
+		return this.subtopologyByStore.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue() == task.subtopology())
+			.map(Map.Entry::getKey)
+			.sorted()
+			.toList();
 	}
 
 	/**
