@@ -1,5 +1,7 @@
 package io.github.incrementalrebalance.testkit;
 
+import java.time.Instant;
+
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -82,7 +84,8 @@ public final class CountingTopology {
 		@Override
 		public void process(FixedKeyRecord<String, String> record) {
 			if (TrackingProducer.isMarker(record.key())) {
-				this.gapMeter.markerProcessed(this.context.taskId(), this.instance);
+				this.gapMeter.markerProcessed(this.context.taskId(), this.instance,
+						Instant.ofEpochMilli(Long.parseLong(record.value())));
 			}
 			this.context.forward(record);
 		}

@@ -13,7 +13,7 @@ import org.apache.kafka.streams.processor.TaskId;
 /**
  * Measures how long each task stopped processing. The topology reports every marker record it processes; the gap of
  * a task over a window is the longest time in it without a processed marker, counting the window's edges, so a task
- * that never resumes shows the whole window.
+ * that never resumes shows the whole window. A marker's latency is from its send to its processing.
  */
 public final class GapMeter {
 
@@ -23,12 +23,36 @@ public final class GapMeter {
 	 * Called by the topology for each marker it processes.
 	 * @param task the task that processed it
 	 * @param instance the instance running that task
+	 * @param sentAt when the producer sent it
 	 */
-	public void markerProcessed(TaskId task, String instance) {
+	public void markerProcessed(TaskId task, String instance, Instant sentAt) {
 		List<Processed> list = this.processed.computeIfAbsent(task, (t) -> new ArrayList<>());
+		Instant now = Instant.now();
 		synchronized (list) {
-			list.add(new Processed(Instant.now(), instance));
+			list.add(new Processed(now, instance, Duration.between(sentAt, now)));
 		}
+	}
+
+	/**
+	 * A percentile of the latency of the markers several tasks processed in a window.
+	 * @param tasks the tasks
+	 * @param from start of the window
+	 * @param to end of the window
+	 * @param percentile between 0 and 100
+	 * @return the latency; zero when no marker was processed
+	 */
+	public Duration latencyPercentile(Collection<TaskId> tasks, Instant from, Instant to, double percentile) {
+		List<Duration> latencies = tasks.stream()
+			.flatMap((task) -> markers(task).stream())
+			.filter((marker) -> !marker.at().isBefore(from) && !marker.at().isAfter(to))
+			.map(Processed::latency)
+			.sorted()
+			.toList();
+		if (latencies.isEmpty()) {
+			return Duration.ZERO;
+		}
+		int index = (int) Math.ceil(percentile / 100 * latencies.size()) - 1;
+		return latencies.get(Math.min(Math.max(index, 0), latencies.size() - 1));
 	}
 
 	/**
@@ -97,7 +121,7 @@ public final class GapMeter {
 		}
 	}
 
-	private record Processed(Instant at, String instance) {
+	private record Processed(Instant at, String instance, Duration latency) {
 	}
 
 }

@@ -28,6 +28,7 @@ import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
 import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
@@ -376,17 +377,10 @@ public final class RoundSimulator {
 	 * @return what happened
 	 */
 	public Round rebalance() {
-		SimulatedApplicationState state = applicationState();
+		ApplicationState state = applicationState();
 		this.unknownOffsetsNextRound = false;
 		Plan[] plan = new Plan[1];
-		Map<String, Object> assignorConfig = new HashMap<>();
-		assignorConfig.put(ControlView.CONFIG, this.controlView);
-		assignorConfig.put(AssignorStatus.CONFIG, this.status);
-		assignorConfig.put(LearnerTaskAssignor.CLOCK_CONFIG, this.clock);
-		assignorConfig.putAll(this.config);
-		assignorConfig.put(PlanListener.CONFIG, (PlanListener) (computed, error) -> plan[0] = computed);
-		LearnerTaskAssignor assignor = new LearnerTaskAssignor();
-		assignor.configure(assignorConfig);
+		LearnerTaskAssignor assignor = assignor((computed, error) -> plan[0] = computed);
 		TaskAssignment assignment = assignor.assign(state);
 		AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(state, assignment);
 		assignor.onAssignmentComputed(null, null, error);
@@ -408,7 +402,28 @@ public final class RoundSimulator {
 		return settled;
 	}
 
-	private SimulatedApplicationState applicationState() {
+	/**
+	 * A fresh learner assignor, configured as the next rebalance's: the simulated control topic, clock and settings.
+	 * @param planListener told of its plan
+	 * @return the assignor
+	 */
+	public LearnerTaskAssignor assignor(PlanListener planListener) {
+		Map<String, Object> assignorConfig = new HashMap<>();
+		assignorConfig.put(ControlView.CONFIG, this.controlView);
+		assignorConfig.put(AssignorStatus.CONFIG, this.status);
+		assignorConfig.put(LearnerTaskAssignor.CLOCK_CONFIG, this.clock);
+		assignorConfig.putAll(this.config);
+		assignorConfig.put(PlanListener.CONFIG, planListener);
+		LearnerTaskAssignor assignor = new LearnerTaskAssignor();
+		assignor.configure(assignorConfig);
+		return assignor;
+	}
+
+	/**
+	 * What Kafka hands the assignor of the next rebalance; any KIP-924 assignor can be run on it.
+	 * @return the group's state
+	 */
+	public ApplicationState applicationState() {
 		Map<ProcessId, KafkaStreamsState> clients = new HashMap<>();
 		for (Member member : this.members.values()) {
 			SortedSet<TaskId> previousActive = new TreeSet<>(member.active.keySet());

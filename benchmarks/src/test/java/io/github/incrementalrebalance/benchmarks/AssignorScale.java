@@ -1,0 +1,140 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.github.incrementalrebalance.testkit.RoundSimulator;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ApplicationState;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;
+
+/**
+ * One assignment of a large group, timed: the learner assignor against Kafka's KIP-924 sticky assignor on the same
+ * {@link ApplicationState}, built by the test kit's round simulator. The group is settled (every member runs its
+ * share, caught up); then one member crashes and its tasks need owners.
+ */
+final class AssignorScale {
+
+	private static final int WARMUPS = 2;
+
+	private static final int MEASURED = 5;
+
+	private AssignorScale() {
+	}
+
+	static List<Result> run(Size size) {
+		RoundSimulator group = settledGroup(size);
+		group.leavesGroup("m0");
+		ApplicationState state = group.applicationState();
+		List<Result> results = new ArrayList<>();
+		results.add(time(size, "learner", state, () -> group.assignor((plan, error) -> {
+		})));
+		results.add(time(size, "kafka-sticky", state, () -> {
+			StickyTaskAssignor assignor = new StickyTaskAssignor();
+			assignor.configure(Map.of());
+			return assignor;
+		}));
+		return results;
+	}
+
+	private static RoundSimulator settledGroup(Size size) {
+		RoundSimulator group = new RoundSimulator().kafkaSettings(10_000, 2, size.standbys())
+			.statefulTasks(size.tasks(), 1_000_000);
+		Map<Integer, List<TaskId>> share = new HashMap<>();
+		for (int partition = 0; partition < size.tasks(); partition++) {
+			share.computeIfAbsent(partition % size.members(), (member) -> new ArrayList<>())
+				.add(new TaskId(0, partition));
+		}
+		for (int member = 0; member < size.members(); member++) {
+			group.running("m" + member, size.threads(),
+					share.getOrDefault(member, List.of()).toArray(TaskId[]::new));
+		}
+		return group;
+	}
+
+	private static Result time(Size size, String assignorName, ApplicationState state,
+			Supplier<TaskAssignor> assignors) {
+		long[] nanos = new long[MEASURED];
+		TaskAssignor.TaskAssignment assignment = null;
+		for (int run = 0; run < WARMUPS + MEASURED; run++) {
+			TaskAssignor assignor = assignors.get();
+			long start = System.nanoTime();
+			assignment = assignor.assign(state);
+			long elapsed = System.nanoTime() - start;
+			if (run >= WARMUPS) {
+				nanos[run - WARMUPS] = elapsed;
+			}
+		}
+		Arrays.sort(nanos);
+		AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(state, assignment);
+		return new Result(size, assignorName, Duration.ofNanos(nanos[MEASURED / 2]), error,
+				activeSpread(assignment, size.threads()));
+	}
+
+	/**
+	 * Most-loaded over least-loaded member, in active tasks per thread.
+	 */
+	private static double activeSpread(TaskAssignor.TaskAssignment assignment, int threads) {
+		List<Long> loads = assignment.assignment()
+			.stream()
+			.map((client) -> client.tasks()
+				.values()
+				.stream()
+				.filter((task) -> task.type() == KafkaStreamsAssignment.AssignedTask.Type.ACTIVE)
+				.count())
+			.sorted()
+			.toList();
+		double least = (double) loads.get(0) / threads;
+		double most = (double) loads.get(loads.size() - 1) / threads;
+		return (least == 0) ? Double.POSITIVE_INFINITY : most / least;
+	}
+
+	/**
+	 * A group size.
+	 * @param tasks stateful tasks
+	 * @param members instances
+	 * @param threads stream threads per instance
+	 * @param standbys {@code num.standby.replicas}
+	 */
+	record Size(int tasks, int members, int threads, int standbys) {
+
+		@Override
+		public String toString() {
+			return String.format("%,d tasks x %,d instances x %d threads, %d standbys", this.tasks, this.members,
+					this.threads, this.standbys);
+		}
+
+	}
+
+	/**
+	 * One timed assignment.
+	 * @param size the group
+	 * @param assignor which assignor
+	 * @param median the median time of {@code assign()}
+	 * @param error Kafka's validation of the result
+	 * @param spread most- over least-loaded instance, active tasks per thread
+	 */
+	record Result(Size size, String assignor, Duration median, AssignmentError error, double spread) {
+
+		String row() {
+			return String.format("| %s | %s | %.1f ms | %s | %.2f |", this.size, this.assignor,
+					this.median.toNanos() / 1_000_000.0, this.error, this.spread);
+		}
+
+		static String header() {
+			return "| group (one instance just crashed) | assignor | assign(), median of 5 | Kafka's validation | "
+					+ "load spread |\n|---|---|---|---|---|";
+		}
+
+	}
+
+}

@@ -1,0 +1,31 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.time.Instant;
+import java.util.List;
+
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One assignment at the sizes of Kafka's own {@code StreamsAssignmentScaleTest} and at 10 000 tasks over 1 000
+ * instances: the learner assignor against Kafka's sticky assignor. Every result must pass Kafka's validation. Run on
+ * demand: see {@code benchmarks/README.md}.
+ */
+class AssignorScaleBenchmark {
+
+	@Test
+	void oneAssignmentAtScale() {
+		StringBuilder table = new StringBuilder(AssignorScale.Result.header());
+		for (AssignorScale.Size size : List.of(new AssignorScale.Size(1_000, 10, 1, 0),
+				new AssignorScale.Size(8_000, 10, 1, 0), new AssignorScale.Size(1_000, 100, 1, 3),
+				new AssignorScale.Size(1_000, 1_000, 1, 0), new AssignorScale.Size(10_000, 1_000, 1, 1))) {
+			List<AssignorScale.Result> results = AssignorScale.run(size);
+			results.forEach((result) -> table.append('\n').append(result.row()));
+			assertThat(results).allSatisfy((result) -> assertThat(result.error()).isEqualTo(AssignmentError.NONE));
+		}
+		ResultsFile.append("Assignor at scale, " + Instant.now(), table.toString());
+	}
+
+}

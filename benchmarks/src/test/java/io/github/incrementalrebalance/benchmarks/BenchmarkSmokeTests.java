@@ -1,0 +1,54 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the build runs of the benchmarks: each harness once, small, so that a change that breaks one is seen before
+ * someone needs its numbers.
+ */
+class BenchmarkSmokeTests {
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void scaleDownHarnessMeasuresALearnerDrainAndAPlainLeave() {
+		ScaleDown.Settings settings = new ScaleDown.Settings(4, 2_000, 0, 1_000, false);
+
+		ScaleDown.Result learners = ScaleDown.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+		ScaleDown.Result tuned = ScaleDown.run(broker, this.stateRoot, Strategy.KAFKA_TUNED, settings);
+
+		assertThat(learners.restored()).as("learners were ready: at most the acceptable lag per task")
+			.isLessThanOrEqualTo(4 * settings.acceptableLag());
+		assertThat(tuned.restored()).as("a plain leave restores b's tasks from scratch").isPositive();
+		assertThat(List.of(learners, tuned)).allSatisfy((result) -> {
+			assertThat(result.complete()).isPositive();
+			assertThat(result.movedGap()).isPositive();
+			assertThat(result.row()).startsWith("| " + result.strategy().id() + " |");
+		});
+	}
+
+	@Test
+	void assignorScaleHarnessValidatesBothAssignors() {
+		List<AssignorScale.Result> results = AssignorScale.run(new AssignorScale.Size(200, 20, 2, 1));
+
+		assertThat(results).extracting(AssignorScale.Result::assignor).containsExactly("learner", "kafka-sticky");
+		assertThat(results).allSatisfy((result) -> {
+			assertThat(result.error()).isEqualTo(AssignmentError.NONE);
+			assertThat(result.spread()).isBetween(1.0, 2.0);
+		});
+	}
+
+}
