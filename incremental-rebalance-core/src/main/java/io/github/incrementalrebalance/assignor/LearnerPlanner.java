@@ -16,6 +16,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
@@ -104,12 +105,18 @@ public final class LearnerPlanner {
 		 */
 		private boolean balanceDeferred;
 
+		/** The members that ran or hold each task before this round: a few per task, not the whole group. */
+		private final Map<TaskId, List<GroupMember>> reportedBy = new HashMap<>();
+
 		Round(Group group) {
 			this.group = group;
 			this.settings = group.settings();
 			for (GroupMember member : group.members()) {
 				this.members.put(member.processId(), member);
 				group.leaveRequestOf(member).ifPresent((request) -> this.leaving.put(member.processId(), request));
+				Set<TaskId> reported = new HashSet<>(member.previousActive());
+				reported.addAll(member.previousStandby());
+				reported.forEach((task) -> this.reportedBy.computeIfAbsent(task, (t) -> new ArrayList<>()).add(member));
 			}
 			group.members().stream()
 				.filter((member) -> !this.leaving.containsKey(member.processId()))
@@ -151,7 +158,7 @@ public final class LearnerPlanner {
 		 * rebalance; the one reporting it running wins.
 		 */
 		private Optional<ProcessId> findRunningOwner(TaskId task) {
-			return this.group.members().stream()
+			return this.reportedBy.getOrDefault(task, List.of()).stream()
 				.filter((member) -> member.previousActive().contains(task))
 				.min(Comparator.comparing((GroupMember member) -> member.lag(task) != GroupMember.RUNNING)
 					.thenComparing(GroupMember::processId))
@@ -525,36 +532,49 @@ public final class LearnerPlanner {
 		 * {@code num.standby.replicas} per stateful task, on members that neither run it nor learn it and are not
 		 * leaving: first those whose rack tags share the fewest values with the task's owner and its other replicas
 		 * (so a zone can fail), then previous holders, the most caught up first, then the fewest standbys.
+		 * <p>
+		 * Only the few members that ran or hold a task report a lag of their own for it; every other member reports
+		 * the task's whole changelog. So each task compares its reporters one by one, and of all the others only the
+		 * one with the fewest standbys in each set of rack tags: linear in tasks, not in tasks times members.
 		 */
 		private void placeStandbys() {
 			int replicas = this.settings.numStandbyReplicas();
 			if (replicas == 0) {
 				return;
 			}
-			Map<ProcessId, Integer> standbyCount = new HashMap<>();
-			this.standbys.values().forEach((holders) -> holders.forEach((m) -> standbyCount.merge(m, 1, Integer::sum)));
+			StandbyCounts counts = new StandbyCounts(this.group.members().stream()
+				.filter((member) -> !this.leaving.containsKey(member.processId()))
+				.toList());
+			this.standbys.values().forEach((holders) -> holders.forEach(counts::add));
 			for (GroupTask task : this.group.tasks().values()) {
 				if (!task.stateful()) {
 					continue;
 				}
 				Set<ProcessId> holders = this.standbys.computeIfAbsent(task.id(), (t) -> new TreeSet<>());
+				List<GroupMember> reporters = this.reportedBy.getOrDefault(task.id(), List.of());
+				Set<ProcessId> reporterIds = reporters.stream().map(GroupMember::processId).collect(Collectors.toSet());
 				while (holders.size() < replicas) {
 					Set<ProcessId> replicasOfTask = new HashSet<>(holders);
 					Optional.ofNullable(this.active.get(task.id())).ifPresent(replicasOfTask::add);
 					Optional.ofNullable(this.learnerAt.get(task.id())).ifPresent(replicasOfTask::add);
-					Optional<GroupMember> next = this.group.members().stream()
-						.filter((member) -> !this.leaving.containsKey(member.processId())
-								&& !replicasOfTask.contains(member.processId()))
-						.min(Comparator.comparingLong((GroupMember member) -> sharedRackTags(member, replicasOfTask))
-							.thenComparing((member) -> !member.holds(task.id()))
-							.thenComparingLong((member) -> member.lag(task.id()))
-							.thenComparingInt((member) -> standbyCount.getOrDefault(member.processId(), 0))
-							.thenComparing(GroupMember::processId));
+					Comparator<GroupMember> order = Comparator
+						.comparingLong((GroupMember member) -> sharedRackTags(member, replicasOfTask))
+						.thenComparing((member) -> !member.holds(task.id()))
+						.thenComparingLong((member) -> member.lag(task.id()))
+						.thenComparingInt(counts::of)
+						.thenComparing(GroupMember::processId);
+					Optional<GroupMember> next = Stream
+						.concat(reporters.stream()
+							.filter((member) -> !this.leaving.containsKey(member.processId())
+									&& !replicasOfTask.contains(member.processId())),
+								counts.fewestPerRackTags(
+										(member) -> reporterIds.contains(member) || replicasOfTask.contains(member)))
+						.min(order);
 					if (next.isEmpty()) {
 						break;
 					}
 					holders.add(next.get().processId());
-					standbyCount.merge(next.get().processId(), 1, Integer::sum);
+					counts.add(next.get().processId());
 				}
 			}
 		}
@@ -592,22 +612,24 @@ public final class LearnerPlanner {
 		}
 
 		private List<MemberPlan> memberPlans() {
+			Map<ProcessId, SortedSet<TaskId>> activeByMember = byMember(this.active);
+			Map<ProcessId, SortedSet<TaskId>> learnerByMember = byMember(this.learnerAt);
+			Map<ProcessId, SortedSet<TaskId>> standbyByMember = new HashMap<>();
+			this.standbys.forEach((task, holders) -> holders
+				.forEach((holder) -> standbyByMember.computeIfAbsent(holder, (m) -> new TreeSet<>()).add(task)));
 			List<MemberPlan> plans = new ArrayList<>();
 			for (GroupMember member : this.members.values()) {
 				ProcessId id = member.processId();
-				SortedSet<TaskId> activeTasks = tasksAt(this.active, id);
+				SortedSet<TaskId> activeTasks = activeByMember.getOrDefault(id, new TreeSet<>());
 				SortedMap<TaskId, Learner> learning = new TreeMap<>();
-				tasksAt(this.learnerAt, id).forEach((task) -> {
+				learnerByMember.getOrDefault(id, new TreeSet<>()).forEach((task) -> {
 					long lag = member.lag(task);
 					learning.put(task, new Learner(task, lag, caughtUp(id, task)));
 				});
 				SortedSet<TaskId> beingLearned = activeTasks.stream()
 					.filter(this.learnerAt::containsKey)
 					.collect(Collectors.toCollection(TreeSet::new));
-				SortedSet<TaskId> standbyTasks = this.standbys.entrySet().stream()
-					.filter((entry) -> entry.getValue().contains(id))
-					.map(Map.Entry::getKey)
-					.collect(Collectors.toCollection(TreeSet::new));
+				SortedSet<TaskId> standbyTasks = standbyByMember.getOrDefault(id, new TreeSet<>());
 				plans.add(new MemberPlan(id, member.instanceId(), member.incarnation(), activeTasks, learning,
 						beingLearned, standbyTasks,
 						this.leaving.containsKey(id), Optional.ofNullable(this.handOver.get(id))));
@@ -627,11 +649,10 @@ public final class LearnerPlanner {
 				.collect(Collectors.toSet());
 		}
 
-		private static SortedSet<TaskId> tasksAt(Map<TaskId, ProcessId> placement, ProcessId member) {
-			return placement.entrySet().stream()
-				.filter((entry) -> entry.getValue().equals(member))
-				.map(Map.Entry::getKey)
-				.collect(Collectors.toCollection(TreeSet::new));
+		private static Map<ProcessId, SortedSet<TaskId>> byMember(Map<TaskId, ProcessId> placement) {
+			Map<ProcessId, SortedSet<TaskId>> tasks = new HashMap<>();
+			placement.forEach((task, member) -> tasks.computeIfAbsent(member, (m) -> new TreeSet<>()).add(task));
+			return tasks;
 		}
 
 		private void moveNow(TaskId task, Optional<ProcessId> from, ProcessId to, String why) {
