@@ -304,6 +304,21 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void applicationsOwnBeansBackTheStartersOff() {
+		MemberRuntimes runtimes = new MemberRuntimes();
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withBean("ownRuntimes", MemberRuntimes.class, () -> runtimes)
+			.withBean("ownEndpoint", RebalanceEndpoint.class, () -> new RebalanceEndpoint(runtimes))
+			.withPropertyValues("management.endpoints.web.exposure.include=rebalance")
+			.run((context) -> {
+				assertThat(context).getBean(MemberRuntimes.class).isSameAs(runtimes);
+				assertThat(context).getBeanNames(RebalanceEndpoint.class).containsExactly("ownEndpoint");
+				assertThat(runtimes.all()).as("the application's runtimes get the factory bean's").hasSize(1);
+			});
+	}
+
+	@Test
 	void clientSupplierReplacedAfterTheWiringIsReportedWithAWarning() {
 		try (LogCapture log = LogCapture.of(OverriddenWiringCheck.class)) {
 			this.contextRunner.withUserConfiguration(StreamsConfiguration.class, LateReplacementConfiguration.class)
