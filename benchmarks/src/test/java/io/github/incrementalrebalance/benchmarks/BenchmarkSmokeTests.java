@@ -25,10 +25,10 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void scaleDownHarnessMeasuresALearnerDrainAndAPlainLeave() {
-		ScaleDown.Settings settings = new ScaleDown.Settings(4, 2_000, 0, 1_000, false);
+		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(4, 2_000, 0, 1_000, false);
 
-		ScaleDown.Result learners = ScaleDown.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
-		ScaleDown.Result tuned = ScaleDown.run(broker, this.stateRoot, Strategy.KAFKA_TUNED, settings);
+		AvailabilityResult learners = ScaleDown.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+		AvailabilityResult tuned = ScaleDown.run(broker, this.stateRoot, Strategy.KAFKA_TUNED, settings);
 
 		assertThat(learners.restored()).as("learners were ready: at most the acceptable lag per task")
 			.isLessThanOrEqualTo(4 * settings.acceptableLag());
@@ -38,6 +38,16 @@ class BenchmarkSmokeTests {
 			assertThat(result.movedGap()).isPositive();
 			assertThat(result.row()).startsWith("| " + result.strategy().id() + " |");
 		});
+	}
+
+	@Test
+	void scaleUpHarnessMeasuresLearnersMovingTasksToANewInstance() {
+		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 2_000, 0, 1_000, false);
+
+		AvailabilityResult learners = ScaleUp.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+
+		assertThat(learners.restored()).as("c's learners were ready").isLessThanOrEqualTo(settings.acceptableLag());
+		assertThat(learners.complete()).isPositive();
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package io.github.incrementalrebalance.sample;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 
 import org.slf4j.Logger;
@@ -11,6 +13,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * Starts an in-process KRaft broker for the demo when no {@code spring.kafka.bootstrap-servers} is given, and tells
@@ -28,6 +31,7 @@ class DemoBroker implements ApplicationContextInitializer<ConfigurableApplicatio
 		if (environment.containsProperty(BOOTSTRAP_SERVERS)) {
 			return;
 		}
+		deleteStateOfEarlierDemos();
 		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 6);
 		broker.brokerProperties(Map.of("transaction.state.log.replication.factor", "1",
 				"transaction.state.log.min.isr", "1"));
@@ -41,6 +45,19 @@ class DemoBroker implements ApplicationContextInitializer<ConfigurableApplicatio
 		logger.warn("Start a second instance with: mvn -q -pl sample-app -am spring-boot:run "
 				+ "-Dspring-boot.run.arguments=\"--spring.kafka.bootstrap-servers={} --server.port=8081\"",
 				bootstrapServers);
+	}
+
+	/**
+	 * State directories of an earlier demo point at changelog offsets of a broker that is gone; a new broker would
+	 * see every task corrupted once, and say so loudly.
+	 */
+	private static void deleteStateOfEarlierDemos() {
+		try {
+			FileSystemUtils.deleteRecursively(Path.of(System.getProperty("java.io.tmpdir"), "sample-app"));
+		}
+		catch (IOException ex) {
+			logger.warn("Could not delete the state of an earlier demo: {}", ex.getMessage());
+		}
 	}
 
 }

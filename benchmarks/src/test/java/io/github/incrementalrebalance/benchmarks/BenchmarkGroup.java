@@ -1,0 +1,85 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.member.MemberClientSupplier;
+import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The instances of one availability run, configured for a strategy: exactly-once, the run's restore throttle and
+ * group timings; learners with their member runtime, Kafka's assignor with or without a real leave-group.
+ */
+final class BenchmarkGroup {
+
+	/** Kafka's lowest {@code probing.rebalance.interval.ms}: its warm-ups move tasks as soon as it allows. */
+	private static final Duration KAFKA_FASTEST_PROBE = Duration.ofMinutes(1);
+
+	private BenchmarkGroup() {
+	}
+
+	static StreamsLauncher launcher(CountingApplication application, Path stateRoot, Strategy strategy,
+			Settings settings) {
+		StreamsLauncher launcher = application.launcher(stateRoot.resolve(application.applicationId()));
+		if (settings.kafkaGroupTimings()) {
+			launcher.kafkaDefaultGroupTimings();
+		}
+		return launcher.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, settings.acceptableLag())
+			.property(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, strategy.standbys())
+			.property(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, KAFKA_FASTEST_PROBE.toMillis())
+			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
+					(strategy == Strategy.LEARNER_EAGER) ? "eager" : "conservative");
+	}
+
+	static StreamsInstance start(StreamsLauncher launcher, String name, Strategy strategy, Settings settings) {
+		RestoreThrottle throttle = (settings.restoreRate() > 0) ? RestoreThrottle.of(settings.restoreRate())
+				: RestoreThrottle.unlimited();
+		StreamsLauncher.Spec spec = launcher.instance(name);
+		if (strategy.learners()) {
+			return spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+				.memberRuntime()
+				.start();
+		}
+		if (strategy == Strategy.KAFKA_DEFAULT) {
+			return spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle)).start();
+		}
+		return spec
+			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
+			.start();
+	}
+
+	/**
+	 * The size of a run.
+	 * @param partitions tasks (one per input partition)
+	 * @param keysPerTask records of state per task
+	 * @param restoreRate restored records per second per instance (a slower disk); 0 for unlimited
+	 * @param acceptableLag {@code acceptable.recovery.lag}
+	 * @param kafkaGroupTimings Kafka's heartbeat (3 s) and session timeout (45 s) instead of 500 ms and 6 s
+	 */
+	record Settings(int partitions, int keysPerTask, long restoreRate, long acceptableLag,
+			boolean kafkaGroupTimings) {
+
+		static Settings fromSystemProperties() {
+			return new Settings(6, Integer.getInteger("benchmark.keys-per-task", 100_000),
+					Long.getLong("benchmark.restore-rate", 10_000), 1_000,
+					!"test".equals(System.getProperty("benchmark.group-timings")));
+		}
+
+		String describe() {
+			return String.format("%d tasks, %,d records of state per task, restores %s, acceptable.recovery.lag %d, "
+					+ "heartbeat/session %s, exactly-once", this.partitions, this.keysPerTask,
+					(this.restoreRate > 0) ? String.format("throttled to %,d records/s", this.restoreRate)
+							: "unthrottled",
+					this.acceptableLag, this.kafkaGroupTimings ? "3 s/45 s (Kafka's defaults)" : "500 ms/6 s");
+		}
+
+	}
+
+}
