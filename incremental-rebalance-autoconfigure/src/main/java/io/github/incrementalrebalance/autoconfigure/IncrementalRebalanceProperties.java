@@ -30,7 +30,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * own triggers.
  * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'. Default: the pod
  * name (HOSTNAME), else the host name and process id.
- * @param controlTopic Topic of leave requests and plans. Default: '<application.id>-rebalance-control'.
+ * @param controlTopic Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'
+ * (a StreamsBuilderFactoryBean of the application's own keeps '<application.id>-rebalance-control' or its own key).
+ * Default: '<application.id>-rebalance-control'.
  * @param controlTopicCreate Whether to create the control topic when it is missing.
  * @param onDrained What to do once this instance drained and left the group: close the application context
  * ('shutdown') or only Kafka Streams ('stop-streams').

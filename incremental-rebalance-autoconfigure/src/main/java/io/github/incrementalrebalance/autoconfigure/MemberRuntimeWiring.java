@@ -1,7 +1,9 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.Map;
 import java.util.Properties;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -13,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.kafka.annotation.KafkaStreamsDefaultConfiguration;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
@@ -67,7 +70,7 @@ class MemberRuntimeWiring implements BeanPostProcessor {
 		if (properties == null) {
 			return;
 		}
-		properties.putAll(this.settings.getObject().kafkaStyleKeys());
+		applySettings(properties, beanName);
 		MemberRuntime runtime = MemberRuntime.create(properties);
 		factoryBean.setStreamsConfiguration(runtime.configure(properties));
 		factoryBean.setClientSupplier(runtime.clientSupplier(applicationSupplier(setSupplier)));
@@ -83,6 +86,21 @@ class MemberRuntimeWiring implements BeanPostProcessor {
 		});
 		this.customizers.orderedStream().forEach((customizer) -> customizer.customize(runtime));
 		this.runtimes.getObject().register(beanName, runtime);
+	}
+
+	/**
+	 * The properties configure the Kafka Streams of {@code @EnableKafkaStreams}, built from
+	 * {@code spring.kafka.streams.*}: there they win over the Kafka-style keys. A factory bean the application declared
+	 * has a config of its own, whose keys win; and it is another group, which must not share the control topic.
+	 */
+	private void applySettings(Properties properties, String beanName) {
+		Map<String, Object> keys = this.settings.getObject().kafkaStyleKeys();
+		if (KafkaStreamsDefaultConfiguration.DEFAULT_STREAMS_BUILDER_BEAN_NAME.equals(beanName)) {
+			properties.putAll(keys);
+			return;
+		}
+		keys.remove(LearnerConfig.CONTROL_TOPIC_CONFIG);
+		keys.forEach(properties::putIfAbsent);
 	}
 
 	/**

@@ -252,15 +252,20 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void everyFactoryBeanIsItsOwnMember() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
+			.withPropertyValues("incremental-rebalance.control-topic=ops-control",
+					"incremental-rebalance.learner-rebalance=eager", "incremental-rebalance.balancing-factor=3")
 			.run((context) -> {
 				assertThat(context.getBean(MemberRuntimes.class).byFactoryBean()).containsOnlyKeys(
 						"defaultKafkaStreamsBuilder", "ordersStreamsBuilder");
 				assertThat(context.getBean(MemberRuntimes.class).all()).extracting(MemberRuntime::controlTopic)
-					.containsExactly("app-rebalance-control", "orders-rebalance-control");
+					.as("another group: never the control topic of spring.kafka.streams")
+					.containsExactly("ops-control", "orders-rebalance-control");
 				StreamsBuilderFactoryBean orders = context.getBean("&ordersStreamsBuilder",
 						StreamsBuilderFactoryBean.class);
-				assertThat(orders.getStreamsConfiguration()).containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG,
-						LearnerTaskAssignor.class.getName());
+				assertThat(orders.getStreamsConfiguration())
+					.containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName())
+					.as("the factory bean's own key wins").containsEntry("learner.rebalance.trigger", "conservative")
+					.as("a setting it lacks").containsEntry("stream.worker.balancing.factor", 3.0);
 				assertThat(ReflectionTestUtils.getField(orders, "clientSupplier"))
 					.isInstanceOf(MemberClientSupplier.class);
 			});
@@ -385,7 +390,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 		StreamsBuilderFactoryBean ordersStreamsBuilder() {
 			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
 					Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "orders", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-							"localhost:9092")));
+							"localhost:9092", "learner.rebalance.trigger", "conservative")));
 			factoryBean.setAutoStartup(false);
 			return factoryBean;
 		}
