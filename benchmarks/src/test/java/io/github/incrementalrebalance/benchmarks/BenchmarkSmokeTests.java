@@ -51,6 +51,17 @@ class BenchmarkSmokeTests {
 	}
 
 	@Test
+	void hostSwapHarnessDrainsBothOldInstancesAtOnce() {
+		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(4, 2_000, 0, 1_000, false);
+
+		AvailabilityResult learners = HostSwap.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+
+		assertThat(learners.restored()).as("every task moved to a ready learner")
+			.isLessThanOrEqualTo(4 * settings.acceptableLag());
+		assertThat(learners.complete()).isPositive();
+	}
+
+	@Test
 	void assignorScaleHarnessValidatesBothAssignors() {
 		List<AssignorScale.Result> results = AssignorScale.run(new AssignorScale.Size(200, 20, 2, 1));
 
