@@ -2,29 +2,101 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
- * The instances of one availability run, configured for a strategy: exactly-once, the run's restore throttle and
- * group timings; learners with their member runtime, Kafka's assignor with or without a real leave-group.
+ * The group of one availability run: the counting application with its producer, and its instances configured for a
+ * strategy (exactly-once, the run's restore throttle and group timings; learners with their member runtime, Kafka's
+ * assignor with or without a real leave-group).
  */
-final class BenchmarkGroup {
+final class BenchmarkGroup implements AutoCloseable {
 
 	/** Kafka's lowest {@code probing.rebalance.interval.ms}: its warm-ups move tasks as soon as it allows. */
 	private static final Duration KAFKA_FASTEST_PROBE = Duration.ofMinutes(1);
 
-	private BenchmarkGroup() {
+	private final CountingApplication application;
+
+	private final Strategy strategy;
+
+	private final Settings settings;
+
+	private final TrackingProducer producer;
+
+	private final StreamsLauncher launcher;
+
+	BenchmarkGroup(KafkaBroker broker, Path stateRoot, String scenario, Strategy strategy, Settings settings) {
+		this.application = new CountingApplication(broker, scenario + "-" + strategy.id(), settings.partitions());
+		this.strategy = strategy;
+		this.settings = settings;
+		this.producer = this.application.producer();
+		this.launcher = launcher(this.application, stateRoot, strategy, settings);
 	}
 
-	static StreamsLauncher launcher(CountingApplication application, Path stateRoot, Strategy strategy,
+	Strategy strategy() {
+		return this.strategy;
+	}
+
+	Settings settings() {
+		return this.settings;
+	}
+
+	GapMeter gapMeter() {
+		return this.application.gapMeter();
+	}
+
+	StreamsInstance start(String name) {
+		return start(this.launcher, name, this.strategy, this.settings);
+	}
+
+	/**
+	 * Give every task its state, and start the markers.
+	 * @param instances the instances running every task
+	 */
+	void loadAndSettle(StreamsInstance... instances) {
+		this.application.loadAndSettle(this.producer, this.settings.keysPerTask(), instances);
+	}
+
+	/**
+	 * Measure the window of the change, then check that every record was counted exactly once.
+	 * @param moved the tasks that moved
+	 * @param unmoved the others
+	 * @param from when the change began
+	 * @param to when it was done
+	 * @param restored records restored into the moved tasks at their promotion
+	 * @param rebalances rebalances an instance that stayed went through
+	 * @return the result
+	 */
+	AvailabilityResult measure(Set<TaskId> moved, Set<TaskId> unmoved, Instant from, Instant to, long restored,
+			long rebalances) {
+		GapMeter gaps = gapMeter();
+		AvailabilityResult result = new AvailabilityResult(this.strategy, gaps.longestGap(moved, from, to),
+				gaps.longestGap(unmoved, from, to), gaps.latencyPercentile(moved, from, to, 99),
+				gaps.latencyPercentile(unmoved, from, to, 99), Duration.between(from, to), restored, rebalances);
+		this.application.verifyCounts(this.producer);
+		return result;
+	}
+
+	@Override
+	public void close() {
+		this.launcher.close();
+		this.producer.close();
+	}
+
+	private static StreamsLauncher launcher(CountingApplication application, Path stateRoot, Strategy strategy,
 			Settings settings) {
 		StreamsLauncher launcher = application.launcher(stateRoot.resolve(application.applicationId()));
 		if (settings.kafkaGroupTimings()) {
@@ -38,7 +110,8 @@ final class BenchmarkGroup {
 					(strategy == Strategy.LEARNER_EAGER) ? "eager" : "conservative");
 	}
 
-	static StreamsInstance start(StreamsLauncher launcher, String name, Strategy strategy, Settings settings) {
+	private static StreamsInstance start(StreamsLauncher launcher, String name, Strategy strategy,
+			Settings settings) {
 		RestoreThrottle throttle = (settings.restoreRate() > 0) ? RestoreThrottle.of(settings.restoreRate())
 				: RestoreThrottle.unlimited();
 		StreamsLauncher.Spec spec = launcher.instance(name);

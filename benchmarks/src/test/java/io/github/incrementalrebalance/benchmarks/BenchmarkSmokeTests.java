@@ -27,8 +27,10 @@ class BenchmarkSmokeTests {
 	void scaleDownHarnessMeasuresALearnerDrainAndAPlainLeave() {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(4, 2_000, 0, 1_000, false);
 
-		AvailabilityResult learners = ScaleDown.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
-		AvailabilityResult tuned = ScaleDown.run(broker, this.stateRoot, Strategy.KAFKA_TUNED, settings);
+		AvailabilityResult learners = Scenario.run(new ScaleDown(), broker, this.stateRoot,
+				Strategy.LEARNER_CONSERVATIVE, settings);
+		AvailabilityResult tuned = Scenario.run(new ScaleDown(), broker, this.stateRoot, Strategy.KAFKA_TUNED,
+				settings);
 
 		assertThat(learners.restored()).as("learners were ready: at most the acceptable lag per task")
 			.isLessThanOrEqualTo(4 * settings.acceptableLag());
@@ -44,7 +46,8 @@ class BenchmarkSmokeTests {
 	void scaleUpHarnessMeasuresLearnersMovingTasksToANewInstance() {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 2_000, 0, 1_000, false);
 
-		AvailabilityResult learners = ScaleUp.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+		AvailabilityResult learners = Scenario.run(new ScaleUp(), broker, this.stateRoot,
+				Strategy.LEARNER_CONSERVATIVE, settings);
 
 		assertThat(learners.restored()).as("c's learners were ready").isLessThanOrEqualTo(settings.acceptableLag());
 		assertThat(learners.complete()).isPositive();
@@ -54,7 +57,8 @@ class BenchmarkSmokeTests {
 	void hostSwapHarnessDrainsBothOldInstancesAtOnce() {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(4, 2_000, 0, 1_000, false);
 
-		AvailabilityResult learners = HostSwap.run(broker, this.stateRoot, Strategy.LEARNER_CONSERVATIVE, settings);
+		AvailabilityResult learners = Scenario.run(new HostSwap(), broker, this.stateRoot,
+				Strategy.LEARNER_CONSERVATIVE, settings);
 
 		assertThat(learners.restored()).as("every task moved to a ready learner")
 			.isLessThanOrEqualTo(4 * settings.acceptableLag());
