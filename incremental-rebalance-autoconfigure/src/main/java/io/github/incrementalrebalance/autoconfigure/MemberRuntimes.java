@@ -1,9 +1,8 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -16,12 +15,9 @@ import org.springframework.beans.factory.DisposableBean;
  */
 public class MemberRuntimes implements DisposableBean {
 
-	private final List<MemberRuntime> runtimes = new CopyOnWriteArrayList<>();
+	private final Map<String, MemberRuntime> byFactoryBean = new LinkedHashMap<>();
 
-	private final Map<String, MemberRuntime> byFactoryBean = new ConcurrentHashMap<>();
-
-	void register(String factoryBeanName, MemberRuntime runtime) {
-		this.runtimes.add(runtime);
+	synchronized void register(String factoryBeanName, MemberRuntime runtime) {
 		this.byFactoryBean.put(factoryBeanName, runtime);
 	}
 
@@ -29,11 +25,11 @@ public class MemberRuntimes implements DisposableBean {
 	 * The runtimes, in the order their factory beans were created.
 	 * @return the runtimes
 	 */
-	public List<MemberRuntime> all() {
-		return List.copyOf(this.runtimes);
+	public synchronized List<MemberRuntime> all() {
+		return List.copyOf(this.byFactoryBean.values());
 	}
 
-	Map<String, MemberRuntime> byFactoryBean() {
+	synchronized Map<String, MemberRuntime> byFactoryBean() {
 		return Map.copyOf(this.byFactoryBean);
 	}
 
@@ -43,12 +39,12 @@ public class MemberRuntimes implements DisposableBean {
 	 * @return true when all are (also when there are none)
 	 */
 	public boolean allAre(MemberState state) {
-		return this.runtimes.stream().allMatch((runtime) -> runtime.state() == state);
+		return all().stream().allMatch((runtime) -> runtime.state() == state);
 	}
 
 	@Override
 	public void destroy() {
-		this.runtimes.forEach(MemberRuntime::close);
+		all().forEach(MemberRuntime::close);
 	}
 
 }

@@ -279,7 +279,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void customizerSetByAConfigurerStillRunsAndStillBuildsKafkaStreams() {
+	void customizerSetByAConfigurerStaysInsideOursAndStillBuildsKafkaStreams() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, CustomizerConfigurerConfiguration.class)
 			.run((context) -> {
 				StreamsBuilderFactoryBean factoryBean = context.getBean("&defaultKafkaStreamsBuilder",
