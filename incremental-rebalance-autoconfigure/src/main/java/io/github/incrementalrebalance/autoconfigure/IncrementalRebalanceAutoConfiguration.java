@@ -6,7 +6,6 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
@@ -44,6 +44,7 @@ public final class IncrementalRebalanceAutoConfiguration {
 	 * dependencies, so that nothing it needs is created before the post-processors are in place.
 	 * @param settings the properties
 	 * @param applicationSupplier the application's client supplier, if any
+	 * @param applicationCustomizers the application's Kafka Streams customizers
 	 * @param runtimes where the runtimes are kept
 	 * @param customizers what acts on each runtime
 	 * @return the wiring
@@ -51,9 +52,10 @@ public final class IncrementalRebalanceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	static MemberRuntimeWiring memberRuntimeWiring(ObjectProvider<IncrementalRebalanceProperties> settings,
-			ObjectProvider<KafkaClientSupplier> applicationSupplier, ObjectProvider<MemberRuntimes> runtimes,
+			ObjectProvider<KafkaClientSupplier> applicationSupplier,
+			ObjectProvider<KafkaStreamsCustomizer> applicationCustomizers, ObjectProvider<MemberRuntimes> runtimes,
 			ObjectProvider<MemberRuntimeCustomizer> customizers) {
-		return new MemberRuntimeWiring(settings, applicationSupplier, runtimes, customizers);
+		return new MemberRuntimeWiring(settings, applicationSupplier, applicationCustomizers, runtimes, customizers);
 	}
 
 	@Bean
@@ -67,12 +69,6 @@ public final class IncrementalRebalanceAutoConfiguration {
 	@ConditionalOnProperty(name = "incremental-rebalance.on-drained", havingValue = "shutdown", matchIfMissing = true)
 	ShutdownAfterDrain shutdownAfterDrain(ConfigurableApplicationContext context, MemberRuntimes runtimes) {
 		return new ShutdownAfterDrain(context, runtimes);
-	}
-
-	@Bean
-	OverriddenWiringCheck incrementalRebalanceOverriddenWiringCheck(BeanFactory beanFactory,
-			MemberRuntimes runtimes) {
-		return new OverriddenWiringCheck(beanFactory, runtimes);
 	}
 
 	@Bean

@@ -34,6 +34,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * (a StreamsBuilderFactoryBean of the application's own keeps '<application.id>-rebalance-control' or its own key).
  * Default: '<application.id>-rebalance-control'.
  * @param controlTopicCreate Whether to create the control topic when it is missing.
+ * @param leaveOnClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
+ * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka
+ * Streams and spring-kafka ask: from Kafka 4.2 they stay in the group unless the factory bean has
+ * 'setLeaveGroupOnClose(true)'. A drained instance leaves either way.
  * @param onDrained What to do once this instance drained and left the group: close the application context
  * ('shutdown') or only Kafka Streams ('stop-streams').
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the scale-down
@@ -44,7 +48,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
 		@Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
-		@DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown) {
+		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -96,6 +100,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.controlTopicCreate != null) {
 			keys.put(LearnerConfig.CONTROL_TOPIC_CREATE_CONFIG, this.controlTopicCreate);
+		}
+		if (this.leaveOnClose != null) {
+			keys.put(LearnerConfig.LEAVE_ON_CLOSE_CONFIG, this.leaveOnClose);
 		}
 		return keys;
 	}

@@ -1,51 +1,95 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.List;
 import java.util.Properties;
+import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
- * The customizer of a factory bean wired by incremental-rebalance. The factory bean has one customizer slot, so the
- * one the application had set keeps its place inside this one: it still builds the {@code KafkaStreams} if it does
- * that, and customizes it first. Then the member runtime attaches and reads its control topic, before Kafka Streams
- * starts and joins the group.
+ * The {@link KafkaStreamsCustomizer} of a factory bean wired by incremental-rebalance: where its {@code KafkaStreams}
+ * is built, from the final Streams config and the factory bean's client supplier, which spring-kafka hands to this
+ * method (so no internals of the factory bean are read):
+ * <ul>
+ * <li>the config is checked once more, since spring-kafka may still change it in {@code start()} (spring-kafka 4.1's
+ * {@code setGroupProtocol});</li>
+ * <li>the client supplier set on the factory bean, else the application's {@link KafkaClientSupplier} bean, is
+ * wrapped by the member's supplier and still makes every client;</li>
+ * <li>the application's {@code KafkaStreamsCustomizer} beans run, in order: the first builds the
+ * {@code KafkaStreams}, all customize it; then the member runtime attaches and reads its control topic, before Kafka
+ * Streams starts and joins the group.</li>
+ * </ul>
+ * It is installed before the application's {@code StreamsBuilderFactoryBeanConfigurer}s run where it can be; while no
+ * member runtime is bound to it (the application wired that factory bean itself), it does what spring-kafka does
+ * without a customizer.
  */
 final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 
-	private final MemberRuntime runtime;
-
 	private final StreamsBuilderFactoryBean factoryBean;
 
-	private final @Nullable KafkaStreamsCustomizer applicationCustomizer;
+	private final Supplier<@Nullable KafkaClientSupplier> applicationSupplier;
 
-	MemberStreamsCustomizer(MemberRuntime runtime, StreamsBuilderFactoryBean factoryBean,
-			@Nullable KafkaStreamsCustomizer applicationCustomizer) {
-		this.runtime = runtime;
+	private final Supplier<List<KafkaStreamsCustomizer>> applicationCustomizers;
+
+	private volatile @Nullable MemberRuntime runtime;
+
+	private volatile @Nullable String factoryBeanName;
+
+	MemberStreamsCustomizer(StreamsBuilderFactoryBean factoryBean,
+			Supplier<@Nullable KafkaClientSupplier> applicationSupplier,
+			Supplier<List<KafkaStreamsCustomizer>> applicationCustomizers) {
 		this.factoryBean = factoryBean;
-		this.applicationCustomizer = applicationCustomizer;
+		this.applicationSupplier = applicationSupplier;
+		this.applicationCustomizers = applicationCustomizers;
+	}
+
+	void bind(MemberRuntime runtime, String factoryBeanName) {
+		this.runtime = runtime;
+		this.factoryBeanName = factoryBeanName;
 	}
 
 	@Override
 	public KafkaStreams initKafkaStreams(Topology topology, Properties properties,
 			KafkaClientSupplier clientSupplier) {
-		return (this.applicationCustomizer != null)
-				? this.applicationCustomizer.initKafkaStreams(topology, properties, clientSupplier)
-				: KafkaStreamsCustomizer.super.initKafkaStreams(topology, properties, clientSupplier);
+		MemberRuntime runtime = this.runtime;
+		if (runtime == null) {
+			return new KafkaStreams(topology, properties, clientSupplier);
+		}
+		LearnerConfig.requireClassicGroupProtocol(properties, "the factory bean '" + this.factoryBeanName
+				+ "' (spring.kafka.streams.properties.group.protocol or StreamsBuilderFactoryBean#setGroupProtocol)");
+		KafkaClientSupplier memberSupplier = runtime.clientSupplier(applicationSupplier(clientSupplier));
+		List<KafkaStreamsCustomizer> customizers = this.applicationCustomizers.get();
+		return customizers.isEmpty() ? new KafkaStreams(topology, properties, memberSupplier)
+				: customizers.get(0).initKafkaStreams(topology, properties, memberSupplier);
+	}
+
+	/**
+	 * A supplier set on the factory bean is meant for it; Kafka's default there only means none was set.
+	 */
+	private KafkaClientSupplier applicationSupplier(KafkaClientSupplier setSupplier) {
+		if (setSupplier.getClass() != DefaultKafkaClientSupplier.class) {
+			return setSupplier;
+		}
+		KafkaClientSupplier bean = this.applicationSupplier.get();
+		return (bean != null) ? bean : setSupplier;
 	}
 
 	@Override
 	public void customize(KafkaStreams kafkaStreams) {
-		if (this.applicationCustomizer != null) {
-			this.applicationCustomizer.customize(kafkaStreams);
+		MemberRuntime runtime = this.runtime;
+		if (runtime != null) {
+			this.applicationCustomizers.get().forEach((customizer) -> customizer.customize(kafkaStreams));
+			runtime.attach(kafkaStreams, this.factoryBean.getTopology().describe()).start();
 		}
-		this.runtime.attach(kafkaStreams, this.factoryBean.getTopology().describe()).start();
 	}
 
 }

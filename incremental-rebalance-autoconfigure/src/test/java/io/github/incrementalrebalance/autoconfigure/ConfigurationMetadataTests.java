@@ -31,10 +31,11 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.scale-down-timeout", "incremental-rebalance.balancing-factor",
 				"incremental-rebalance.learner-rebalance", "incremental-rebalance.learner-probe-interval",
 				"incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
-				"incremental-rebalance.control-topic-create", "incremental-rebalance.on-drained",
-				"incremental-rebalance.drain-on-shutdown");
+				"incremental-rebalance.control-topic-create", "incremental-rebalance.leave-on-close",
+				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown");
 		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
+		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.mode").get("defaultValue").asText()).isEqualTo("incremental");
 		assertThat(properties.get("incremental-rebalance.balancing-factor").get("defaultValue").asDouble()).isEqualTo(2.0);
 		assertThat(properties.get("incremental-rebalance.learner-probe-interval").get("defaultValue").asText())

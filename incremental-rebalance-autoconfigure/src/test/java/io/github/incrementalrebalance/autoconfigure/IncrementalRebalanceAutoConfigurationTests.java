@@ -1,21 +1,25 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
-import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.member.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.KStream;
 import org.junit.jupiter.api.Test;
 
 import ch.qos.logback.classic.Level;
@@ -29,17 +33,17 @@ import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.KafkaStreamsConfiguration;
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
-import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class IncrementalRebalanceAutoConfigurationTests {
 
@@ -49,19 +53,23 @@ class IncrementalRebalanceAutoConfigurationTests {
 		.withPropertyValues("spring.kafka.streams.application-id=app", "spring.kafka.streams.auto-startup=false");
 
 	@Test
-	void streamsGetTheMemberClientSupplier() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.run((context) -> assertThat(clientSupplier(context)).isInstanceOf(MemberClientSupplier.class));
+	void streamsAreBuiltWithTheMemberClientSupplierAroundTheFactoryBeansSupplier() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class).run((context) -> {
+			RecordingSupplier passed = new RecordingSupplier();
+			MemberRuntime runtime = buildStreams(context, "defaultKafkaStreamsBuilder", passed);
+			assertThat(passed.mainConsumers).as("the supplier spring-kafka passes still makes the clients").isNotEmpty();
+			assertThat(runtime.rebalanceTrigger()).as("the member supplier made the main consumers").isPresent();
+		});
 	}
 
 	@Test
-	void memberClientSupplierMakesClientsWithTheApplicationsSupplier() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, ApplicationSupplierConfiguration.class)
+	void memberClientSupplierMakesClientsWithTheApplicationsSupplierBean() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withBean(KafkaClientSupplier.class, RecordingSupplier::new)
 			.run((context) -> {
-				KafkaClientSupplier supplier = clientSupplier(context);
-				assertThat(supplier).isInstanceOf(MemberClientSupplier.class);
-				assertThat(ReflectionTestUtils.getField(supplier, "delegate"))
-					.isSameAs(context.getBean(KafkaClientSupplier.class));
+				RecordingSupplier bean = (RecordingSupplier) context.getBean(KafkaClientSupplier.class);
+				buildStreams(context, "defaultKafkaStreamsBuilder", new DefaultKafkaClientSupplier());
+				assertThat(bean.mainConsumers).isNotEmpty();
 			});
 	}
 
@@ -266,33 +274,32 @@ class IncrementalRebalanceAutoConfigurationTests {
 					.containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName())
 					.as("the factory bean's own key wins").containsEntry("learner.rebalance.trigger", "conservative")
 					.as("a setting it lacks").containsEntry("stream.worker.balancing.factor", 3.0);
-				assertThat(ReflectionTestUtils.getField(orders, "clientSupplier"))
-					.isInstanceOf(MemberClientSupplier.class);
+				RecordingSupplier passed = new RecordingSupplier();
+				assertThat(buildStreams(context, "ordersStreamsBuilder", passed).rebalanceTrigger()).isPresent();
+				assertThat(passed.mainConsumers).isNotEmpty();
 			});
 	}
 
 	@Test
 	void clientSupplierSetByAConfigurerIsWrapped() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SupplierConfigurerConfiguration.class)
-			.run((context) -> assertThat(ReflectionTestUtils.getField(clientSupplier(context), "delegate"))
-				.isSameAs(SupplierConfigurerConfiguration.SUPPLIER));
+			.run((context) -> {
+				buildStreams(context, "defaultKafkaStreamsBuilder", SupplierConfigurerConfiguration.SUPPLIER);
+				assertThat(SupplierConfigurerConfiguration.SUPPLIER.mainConsumers).isNotEmpty();
+			});
 	}
 
 	@Test
-	void customizerSetByAConfigurerStaysInsideOursAndStillBuildsKafkaStreams() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, CustomizerConfigurerConfiguration.class)
+	void applicationsCustomizerBeansBuildAndCustomizeKafkaStreamsInsideOurs() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withBean(RecordingCustomizer.class, RecordingCustomizer::new)
 			.run((context) -> {
-				StreamsBuilderFactoryBean factoryBean = context.getBean("&defaultKafkaStreamsBuilder",
-						StreamsBuilderFactoryBean.class);
-				KafkaStreamsCustomizer customizer = (KafkaStreamsCustomizer) ReflectionTestUtils
-					.getField(factoryBean, "kafkaStreamsCustomizer");
-				assertThat(customizer).isInstanceOf(MemberStreamsCustomizer.class);
 				RecordingCustomizer application = context.getBean(RecordingCustomizer.class);
-				Topology topology = new Topology();
-				topology.addSource("in", "input");
-				Properties properties = factoryBean.getStreamsConfiguration();
-				properties.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
-				try (KafkaStreams streams = customizer.initKafkaStreams(topology, properties,
+				StreamsBuilderFactoryBean factoryBean = factoryBean(context, "defaultKafkaStreamsBuilder");
+				MemberStreamsCustomizer customizer = context.getBean(MemberRuntimeWiring.class)
+					.customizerOf(factoryBean);
+				assertThat(customizer).isNotNull();
+				try (KafkaStreams streams = customizer.initKafkaStreams(topology(), runnableConfig(factoryBean),
 						new DefaultKafkaClientSupplier())) {
 					assertThat(application.built).containsExactly(streams);
 				}
@@ -300,11 +307,55 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void customizerSetByALaterConfigurerStopsTheFactoryBeansStartNamingTheFix() {
+		this.contextRunner
+			.withUserConfiguration(StreamsConfiguration.class, TopologyConfiguration.class,
+					CustomizerConfigurerConfiguration.class)
+			.run((context) -> {
+				StreamsBuilderFactoryBean factoryBean = factoryBean(context, "defaultKafkaStreamsBuilder");
+				factoryBean.setStreamsConfiguration(runnableConfig(factoryBean));
+				assertThatExceptionOfType(KafkaException.class).isThrownBy(factoryBean::start)
+					.havingRootCause()
+					.withMessageContaining("The Kafka Streams of 'defaultKafkaStreamsBuilder' were built by another "
+							+ "KafkaStreamsCustomizer than incremental-rebalance's")
+					.withMessageContaining("Declare your customizer as a KafkaStreamsCustomizer bean instead");
+				assertThat(context.getBean(RecordingCustomizer.class).built).singleElement()
+					.as("the Kafka Streams built past the starter are closed, not left running")
+					.satisfies((streams) -> assertThat(streams.state()).isEqualTo(KafkaStreams.State.NOT_RUNNING));
+				assertThat(factoryBean.isRunning()).isFalse();
+			});
+	}
+
+	@Test
+	void streamsGroupProtocolSetAfterTheWiringStopsTheFactoryBeansStart() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class).run((context) -> {
+			StreamsBuilderFactoryBean factoryBean = factoryBean(context, "defaultKafkaStreamsBuilder");
+			MemberStreamsCustomizer customizer = context.getBean(MemberRuntimeWiring.class).customizerOf(factoryBean);
+			Properties properties = runnableConfig(factoryBean);
+			properties.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+			assertThatExceptionOfType(ConfigException.class)
+				.isThrownBy(() -> customizer.initKafkaStreams(topology(), properties, new DefaultKafkaClientSupplier()))
+				.withMessageContaining("group.protocol=streams (set by the factory bean 'defaultKafkaStreamsBuilder'")
+				.withMessageContaining("StreamsBuilderFactoryBean#setGroupProtocol")
+				.withMessageContaining("accepted: group.protocol=classic");
+		});
+	}
+
+	@Test
 	void factoryBeanWiredByTheApplicationIsLeftAsItIs() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, OwnWiringConfiguration.class)
 			.run((context) -> {
-				assertThat(clientSupplier(context)).isSameAs(OwnWiringConfiguration.SUPPLIER);
+				assertThat(streamsConfiguration(context)).containsEntry(StreamsConfig.CLIENT_TAG_PREFIX
+						+ MemberIdentity.INSTANCE_TAG, OwnWiringConfiguration.RUNTIME.identity().instanceId());
 				assertThat(context.getBean(MemberRuntimes.class).all()).isEmpty();
+				RecordingSupplier passed = new RecordingSupplier();
+				StreamsBuilderFactoryBean factoryBean = factoryBean(context, "defaultKafkaStreamsBuilder");
+				try (KafkaStreams streams = context.getBean(MemberRuntimeWiring.class)
+					.customizerOf(factoryBean)
+					.initKafkaStreams(topology(), runnableConfig(factoryBean), passed)) {
+					assertThat(passed.mainConsumers).as("built as spring-kafka builds it, with the supplier set")
+						.isNotEmpty();
+				}
 			});
 	}
 
@@ -324,18 +375,6 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void clientSupplierReplacedAfterTheWiringIsReportedWithAWarning() {
-		try (LogCapture log = LogCapture.of(OverriddenWiringCheck.class)) {
-			this.contextRunner.withUserConfiguration(StreamsConfiguration.class, LateReplacementConfiguration.class)
-				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
-					.asString()
-					.contains("The Kafka Streams of 'defaultKafkaStreamsBuilder' lost incremental-rebalance's client "
-							+ "supplier (now " + DefaultKafkaClientSupplier.class.getName() + ")")
-					.contains("Set it in a StreamsBuilderFactoryBeanConfigurer or declare a KafkaClientSupplier bean"));
-		}
-	}
-
-	@Test
 	void closesTheContextOnceDrainedUnlessToldToStopOnlyStreams() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.run((context) -> assertThat(context).hasSingleBean(ShutdownAfterDrain.class)
@@ -351,8 +390,8 @@ class IncrementalRebalanceAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.enabled=false")
 			.run((context) -> {
-				assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class);
-				assertThat(clientSupplier(context)).isNotInstanceOf(MemberClientSupplier.class);
+				assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class).doesNotHaveBean(MemberRuntimes.class);
+				assertThat(streamsConfiguration(context)).doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
 			});
 	}
 
@@ -371,15 +410,60 @@ class IncrementalRebalanceAutoConfigurationTests {
 		return context.getBean("&defaultKafkaStreamsBuilder", StreamsBuilderFactoryBean.class).getStreamsConfiguration();
 	}
 
-	private static KafkaClientSupplier clientSupplier(AssertableApplicationContext context) {
-		StreamsBuilderFactoryBean factoryBean = context.getBean("&defaultKafkaStreamsBuilder",
-				StreamsBuilderFactoryBean.class);
-		return (KafkaClientSupplier) ReflectionTestUtils.getField(factoryBean, "clientSupplier");
+	private static StreamsBuilderFactoryBean factoryBean(AssertableApplicationContext context, String name) {
+		return context.getBean("&" + name, StreamsBuilderFactoryBean.class);
+	}
+
+	/**
+	 * Builds (never starts) the Kafka Streams of a factory bean through the customizer the starter installed, as
+	 * spring-kafka's {@code start()} does, with the client supplier spring-kafka would pass.
+	 */
+	private static MemberRuntime buildStreams(AssertableApplicationContext context, String name,
+			KafkaClientSupplier passed) {
+		StreamsBuilderFactoryBean factoryBean = factoryBean(context, name);
+		MemberStreamsCustomizer customizer = context.getBean(MemberRuntimeWiring.class).customizerOf(factoryBean);
+		assertThat(customizer).as("the starter's customizer in " + name).isNotNull();
+		try (KafkaStreams streams = customizer.initKafkaStreams(topology(), runnableConfig(factoryBean), passed)) {
+			assertThat(streams).isNotNull();
+		}
+		return context.getBean(MemberRuntimes.class).byFactoryBean().get(name);
+	}
+
+	private static Topology topology() {
+		Topology topology = new Topology();
+		topology.addSource("in", "input");
+		return topology;
+	}
+
+	private static Properties runnableConfig(StreamsBuilderFactoryBean factoryBean) {
+		Properties properties = factoryBean.getStreamsConfiguration();
+		properties.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
+		properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir());
+		return properties;
+	}
+
+	private static String stateDir() {
+		try {
+			return Files.createTempDirectory("streams").toString();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableKafkaStreams
 	static class StreamsConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TopologyConfiguration {
+
+		@Bean
+		KStream<byte[], byte[]> input(StreamsBuilder builder) {
+			return builder.stream("input");
+		}
 
 	}
 
@@ -400,12 +484,23 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class SupplierConfigurerConfiguration {
 
-		static final KafkaClientSupplier SUPPLIER = new DefaultKafkaClientSupplier() {
-		};
+		static final RecordingSupplier SUPPLIER = new RecordingSupplier();
 
 		@Bean
 		StreamsBuilderFactoryBeanConfigurer supplierConfigurer() {
 			return (factoryBean) -> factoryBean.setClientSupplier(SUPPLIER);
+		}
+
+	}
+
+	static class RecordingSupplier extends DefaultKafkaClientSupplier {
+
+		final List<Map<String, Object>> mainConsumers = new ArrayList<>();
+
+		@Override
+		public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
+			this.mainConsumers.add(config);
+			return super.getConsumer(config);
 		}
 
 	}
@@ -446,63 +541,13 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class OwnWiringConfiguration {
 
-		static final MemberClientSupplier SUPPLIER = new MemberClientSupplier();
+		static final MemberRuntime RUNTIME = MemberRuntime
+			.create(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "app", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1"));
 
 		@Bean
 		StreamsBuilderFactoryBeanConfigurer ownWiring() {
-			return (factoryBean) -> factoryBean.setClientSupplier(SUPPLIER);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class LateReplacementConfiguration {
-
-		@Bean
-		static BeanPostProcessor lateReplacement() {
-			return new BeanPostProcessor() {
-
-				@Override
-				public Object postProcessAfterInitialization(Object bean, String beanName) {
-					if (bean instanceof StreamsBuilderFactoryBean factoryBean) {
-						factoryBean.setClientSupplier(new DefaultKafkaClientSupplier());
-					}
-					return bean;
-				}
-
-			};
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class ApplicationSupplierConfiguration {
-
-		@Bean
-		KafkaClientSupplier applicationClientSupplier() {
-			return new KafkaClientSupplier() {
-
-				@Override
-				public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-					throw new UnsupportedOperationException();
-				}
-
-				@Override
-				public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-					throw new UnsupportedOperationException();
-				}
-
-				@Override
-				public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
-					throw new UnsupportedOperationException();
-				}
-
-				@Override
-				public Consumer<byte[], byte[]> getGlobalConsumer(Map<String, Object> config) {
-					throw new UnsupportedOperationException();
-				}
-
-			};
+			return (factoryBean) -> factoryBean
+				.setStreamsConfiguration(RUNTIME.configure(factoryBean.getStreamsConfiguration()));
 		}
 
 	}

@@ -13,6 +13,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The Kafka-style keys of incremental-rebalance, read from the Kafka Streams config. An invalid value fails with a
@@ -44,6 +45,12 @@ public final class LearnerConfig extends AbstractConfig {
 	/** Whether to create the control topic when it is missing. */
 	public static final String CONTROL_TOPIC_CREATE_CONFIG = "incremental.rebalance.control.topic.create";
 
+	/**
+	 * Whether a dynamic member's close is a real leave whatever Kafka Streams asks (the default); false closes as Kafka
+	 * Streams and the application ask. A drained member leaves either way.
+	 */
+	public static final String LEAVE_ON_CLOSE_CONFIG = "incremental.rebalance.leave.on.close";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -55,6 +62,11 @@ public final class LearnerConfig extends AbstractConfig {
 				"The control topic; <application.id>-rebalance-control by default.")
 		.define(CONTROL_TOPIC_CREATE_CONFIG, Type.BOOLEAN, true, Importance.LOW,
 				"Whether to create the control topic when it is missing.")
+		.define(LEAVE_ON_CLOSE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM,
+				"true: every close of a dynamic member sends a LeaveGroup, so its tasks move within a heartbeat instead "
+						+ "of after session.timeout.ms (a static member stays unless drained); false: close as Kafka "
+						+ "Streams and the application ask (Kafka Streams stays in the group unless closed with "
+						+ "LEAVE_GROUP). A drained member leaves either way.")
 		.define(REBALANCING_MODE_CONFIG, Type.STRING, "incremental", ConfigDef.CaseInsensitiveValidString.in("incremental", "upgrading"),
 				Importance.HIGH,
 				"incremental: the learner assignor; upgrading: Kafka's own assignor while a group rolls onto or off "
@@ -76,6 +88,27 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public LearnerConfig(Map<?, ?> originals) {
 		super(CONFIG, originals, false);
+	}
+
+	/**
+	 * Stop a Kafka Streams config that selects the streams group protocol (KIP-1071): there the broker assigns tasks,
+	 * and Kafka Streams ignores every client-side assignor, the learner assignor with it.
+	 * @param streamsConfig the final config Kafka Streams is built with
+	 * @param source where the config came from, for the message
+	 * @throws ConfigException naming {@code group.protocol} when it is {@code streams}
+	 */
+	public static void requireClassicGroupProtocol(Map<?, ?> streamsConfig, String source) {
+		Object protocol = streamsConfig.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
+		if (protocol != null && "streams".equalsIgnoreCase(String.valueOf(protocol).trim())) {
+			throw new ConfigException(StreamsConfig.GROUP_PROTOCOL_CONFIG, protocol, "group.protocol=streams (set by "
+					+ source + ") selects Kafka's streams group protocol (KIP-1071), where the broker assigns tasks and "
+					+ "Kafka Streams ignores client-side assignors, so incremental-rebalance could place no learner; "
+					+ "accepted: group.protocol=classic (the default), or incremental-rebalance disabled");
+		}
+	}
+
+	public boolean leaveOnClose() {
+		return getBoolean(LEAVE_ON_CLOSE_CONFIG);
 	}
 
 	public RebalancingMode rebalancingMode() {

@@ -14,16 +14,17 @@ import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
  * <li>a {@link #rebalanceTrigger() rebalance requested} from any thread runs as {@code enforceRebalance} inside the
  * consumer's own {@code poll()};</li>
  * <li>every close states whether the member leaves the group or stays ({@link LeaveOnClose}), instead of the silent
- * stay that Kafka Streams 4.1 forces on its consumers.</li>
+ * stay that Kafka Streams forces on its consumers.</li>
  * </ul>
  * It composes with the application's own supplier: every client is still made by the delegate.
  * <p>
- * Kafka's classic coordinator sends a LeaveGroup only when the consumer-wide setting
- * {@code internal.leave.group.on.close} is true, and Kafka Streams sets it to false; this supplier sets it back to
- * true. The setting is consumer-wide, so two other paths now also leave the group: {@code unsubscribe()} (Kafka
- * Streams calls it when a thread was fenced, before it rejoins) and an expired {@code max.poll.interval.ms}. Both
- * then free the member's tasks at once instead of after {@code session.timeout.ms}. Use one supplier per
- * {@code KafkaStreams} instance.
+ * Up to Kafka 4.1 the classic coordinator sends a LeaveGroup only when the consumer-wide setting
+ * {@code internal.leave.group.on.close} is true, and Kafka Streams sets it to false; on those clients this supplier sets
+ * it back to true ({@link ClientCapabilities}). The setting is consumer-wide, so two other paths then also leave the
+ * group: {@code unsubscribe()} (Kafka Streams calls it when a thread was fenced, before it rejoins) and an expired
+ * {@code max.poll.interval.ms}. Both then free the member's tasks at once instead of after {@code session.timeout.ms},
+ * which is what a dynamic member of Kafka 4.2 and later does by default. Use one supplier per {@code KafkaStreams}
+ * instance.
  */
 public final class MemberClientSupplier extends ForwardingClientSupplier {
 
@@ -31,7 +32,9 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 
 	private final RebalanceTrigger rebalanceTrigger = new RebalanceTrigger();
 
-	private final LeaveOnClose leaveOnClose = new LeaveOnClose();
+	private final LeaveOnClose leaveOnClose;
+
+	private final ClientCapabilities capabilities;
 
 	/**
 	 * A supplier whose clients are Kafka's defaults.
@@ -41,11 +44,24 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 	}
 
 	/**
-	 * A supplier whose clients are made by another one.
+	 * A supplier whose clients are made by another one, whose dynamic members leave on every close.
 	 * @param delegate the application's own supplier
 	 */
 	public MemberClientSupplier(KafkaClientSupplier delegate) {
+		this(delegate, new LeaveOnClose(), ClientCapabilities.detected());
+	}
+
+	/**
+	 * A supplier whose clients are made by another one.
+	 * @param delegate the application's own supplier
+	 * @param leaveOnClose how its main consumers close
+	 * @param capabilities what the Kafka clients offer for a leave
+	 */
+	public MemberClientSupplier(KafkaClientSupplier delegate, LeaveOnClose leaveOnClose,
+			ClientCapabilities capabilities) {
 		super(delegate);
+		this.leaveOnClose = leaveOnClose;
+		this.capabilities = capabilities;
 	}
 
 	/**
@@ -66,10 +82,13 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 
 	@Override
 	public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-		Map<String, Object> leaving = new HashMap<>(config);
-		leaving.put(LEAVE_GROUP_ON_CLOSE_CONFIG, true);
+		Map<String, Object> consumerConfig = config;
+		if (this.capabilities.needsInternalLeaveSetting()) {
+			consumerConfig = new HashMap<>(config);
+			consumerConfig.put(LEAVE_GROUP_ON_CLOSE_CONFIG, true);
+		}
 		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
-		return new MemberConsumer(delegate().getConsumer(leaving), this.rebalanceTrigger, this.leaveOnClose,
+		return new MemberConsumer(delegate().getConsumer(consumerConfig), this.rebalanceTrigger, this.leaveOnClose,
 				staticMember);
 	}
 

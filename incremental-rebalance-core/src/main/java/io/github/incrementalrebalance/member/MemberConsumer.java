@@ -46,28 +46,26 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close() {
-		delegate().close(CloseOptions.groupMembershipOperation(membershipOperation()));
+		delegate().close(CloseOptions.groupMembershipOperation(membershipOperation(GroupMembershipOperation.DEFAULT)));
 	}
 
 	@Override
 	public void close(Duration timeout) {
-		delegate().close(CloseOptions.timeout(timeout).withGroupMembershipOperation(membershipOperation()));
+		delegate().close(CloseOptions.timeout(timeout)
+			.withGroupMembershipOperation(membershipOperation(GroupMembershipOperation.DEFAULT)));
 	}
 
 	@Override
 	public void close(CloseOptions options) {
-		if (options.groupMembershipOperation() != GroupMembershipOperation.DEFAULT) {
-			delegate().close(options);
-			return;
-		}
-		CloseOptions explicit = CloseOptions.groupMembershipOperation(membershipOperation());
-		options.timeout().ifPresent(explicit::withTimeout);
-		delegate().close(explicit);
+		CloseOptions decided = CloseOptions
+			.groupMembershipOperation(membershipOperation(options.groupMembershipOperation()));
+		options.timeout().ifPresent(decided::withTimeout);
+		delegate().close(decided);
 	}
 
-	private GroupMembershipOperation membershipOperation() {
-		GroupMembershipOperation operation = this.leaveOnClose.operation(this.staticMember);
-		logger.debug("Closing main consumer with {}", operation);
+	private GroupMembershipOperation membershipOperation(GroupMembershipOperation requested) {
+		GroupMembershipOperation operation = this.leaveOnClose.operation(this.staticMember, requested);
+		logger.debug("Closing main consumer with {} (asked: {})", operation, requested);
 		return operation;
 	}
 

@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
@@ -61,6 +62,8 @@ import org.slf4j.LoggerFactory;
 public final class MemberRuntime implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(MemberRuntime.class);
+
+	private static final AtomicBoolean LEAVE_PATH_LOGGED = new AtomicBoolean();
 
 	private static final Duration CHECK_INTERVAL = Duration.ofMillis(250);
 
@@ -122,9 +125,9 @@ public final class MemberRuntime implements AutoCloseable {
 	public static MemberRuntime create(Map<?, ?> streamsConfig) {
 		Map<String, Object> copy = new HashMap<>();
 		streamsConfig.forEach((key, value) -> copy.put(String.valueOf(key), value));
-		if ("streams".equalsIgnoreCase(String.valueOf(copy.get(StreamsConfig.GROUP_PROTOCOL_CONFIG)))) {
-			throw new IllegalArgumentException("group.protocol=streams assigns tasks on the broker: "
-					+ "incremental-rebalance needs group.protocol=classic (the default)");
+		LearnerConfig.requireClassicGroupProtocol(copy, "the Kafka Streams config");
+		if (LEAVE_PATH_LOGGED.compareAndSet(false, true)) {
+			logger.info(ClientCapabilities.detected().leavePath());
 		}
 		return new MemberRuntime(copy, Clock.systemUTC());
 	}
@@ -184,8 +187,10 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return a copy to build {@code KafkaStreams} with
 	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
 	 * incremental
+	 * @throws org.apache.kafka.common.config.ConfigException when it selects {@code group.protocol=streams}
 	 */
 	public Properties configure(Properties properties) {
+		LearnerConfig.requireClassicGroupProtocol(properties, "the Kafka Streams config");
 		Properties configured = new Properties();
 		configured.putAll(properties);
 		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
@@ -225,7 +230,8 @@ public final class MemberRuntime implements AutoCloseable {
 	 */
 	public synchronized MemberClientSupplier clientSupplier(KafkaClientSupplier applicationSupplier) {
 		if (this.clientSupplier == null) {
-			this.clientSupplier = new MemberClientSupplier(applicationSupplier);
+			this.clientSupplier = new MemberClientSupplier(applicationSupplier,
+					new LeaveOnClose(this.config.leaveOnClose()), ClientCapabilities.detected());
 		}
 		return this.clientSupplier;
 	}
@@ -249,6 +255,15 @@ public final class MemberRuntime implements AutoCloseable {
 				this.clientSupplier.leaveOnClose(), this::closeStreams, UNANSWERED_LEAVE, this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
+	}
+
+	/**
+	 * Whether a Kafka Streams instance is the one this runtime is attached to.
+	 * @param kafkaStreams the instance
+	 * @return true once {@link #attach} was called with it
+	 */
+	public synchronized boolean isAttachedTo(KafkaStreams kafkaStreams) {
+		return this.streams == kafkaStreams;
 	}
 
 	/**

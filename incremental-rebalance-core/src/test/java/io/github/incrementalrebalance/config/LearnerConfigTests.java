@@ -21,6 +21,23 @@ class LearnerConfigTests {
 		assertThat(config.balancingFactor()).isEqualTo(2.0);
 		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.CONSERVATIVE);
 		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(config.leaveOnClose()).isTrue();
+	}
+
+	@Test
+	void leaveOnCloseCanBeSwitchedOff() {
+		assertThat(new LearnerConfig(Map.of("incremental.rebalance.leave.on.close", "false")).leaveOnClose()).isFalse();
+	}
+
+	@Test
+	void streamsGroupProtocolIsRefusedNamingTheSettingItsSourceAndWhatIsAccepted() {
+		LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", "classic"), "test");
+		LearnerConfig.requireClassicGroupProtocol(Map.of(), "test");
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", " STREAMS "),
+					"the application's config"))
+			.withMessageContaining("group.protocol=streams (set by the application's config)")
+			.withMessageContaining("accepted: group.protocol=classic");
 	}
 
 	@Test

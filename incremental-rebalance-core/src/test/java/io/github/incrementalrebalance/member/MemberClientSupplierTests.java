@@ -24,13 +24,34 @@ class MemberClientSupplierTests {
 	private final MemberClientSupplier supplier = new MemberClientSupplier(this.clients);
 
 	@Test
-	void mainConsumerIsMadeByTheDelegateWithLeaveOnCloseEnabled() {
+	void onClientsWithoutThePublicCloseOptionTheMainConsumerIsMadeWithTheInternalLeaveSetting() {
+		MemberClientSupplier kafka41 = new MemberClientSupplier(this.clients, new LeaveOnClose(),
+				new ClientCapabilities("4.1.2", false));
 		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
-		this.supplier.getConsumer(config);
+		kafka41.getConsumer(config);
 		assertThat(this.clients.consumerConfigs).singleElement()
 			.satisfies((made) -> assertThat(made).containsEntry("internal.leave.group.on.close", true)
 				.containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "app"));
 		assertThat(config).doesNotContainKey("internal.leave.group.on.close");
+	}
+
+	@Test
+	void onClientsWithThePublicCloseOptionTheMainConsumerConfigIsLeftAlone() {
+		MemberClientSupplier kafka42 = new MemberClientSupplier(this.clients, new LeaveOnClose(),
+				new ClientCapabilities("4.2.1", true));
+		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
+		kafka42.getConsumer(config);
+		assertThat(this.clients.consumerConfigs).singleElement().isEqualTo(config);
+	}
+
+	@Test
+	void capabilitiesDetectedMatchTheClientsOnTheClassPath() {
+		ClientCapabilities detected = ClientCapabilities.detected();
+		assertThat(detected.kafkaVersion()).isEqualTo(org.apache.kafka.common.utils.AppInfoParser.getVersion());
+		boolean kafka42OrLater = Runtime.Version.parse(detected.kafkaVersion()).compareTo(Runtime.Version.parse("4.2")) >= 0;
+		assertThat(detected.publicCloseOptions()).isEqualTo(kafka42OrLater);
+		assertThat(detected.leavePath()).startsWith("Kafka clients " + detected.kafkaVersion() + ": ")
+			.contains(kafka42OrLater ? "public close option" : "internal.leave.group.on.close=true");
 	}
 
 	@Test
@@ -47,11 +68,37 @@ class MemberClientSupplierTests {
 	}
 
 	@Test
-	void explicitMembershipOperationOfTheCallerIsKept() {
-		CloseOptions explicit = closeWith(
-				(consumer) -> consumer.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.REMAIN_IN_GROUP)),
-				dynamic());
-		assertThat(explicit.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.REMAIN_IN_GROUP);
+	void kafkaStreamsDefaultStayOfADynamicMemberIsReplacedByALeave() {
+		CloseOptions closed = closeWith((consumer) -> consumer.close(CloseOptions
+			.groupMembershipOperation(GroupMembershipOperation.REMAIN_IN_GROUP)
+			.withTimeout(Duration.ofSeconds(4))), dynamic());
+		assertThat(closed.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+		assertThat(closed.timeout()).contains(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void explicitLeaveIsKeptEvenForAStaticMember() {
+		CloseOptions closed = closeWith(
+				(consumer) -> consumer.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP)),
+				staticMember());
+		assertThat(closed.groupMembershipOperation()).isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
+	}
+
+	@Test
+	void withLeaveOnCloseOffTheMemberClosesAsKafkaStreamsAsksUntilDrained() {
+		MemberClientSupplier asAsked = new MemberClientSupplier(this.clients, new LeaveOnClose(false),
+				ClientCapabilities.detected());
+		asAsked.getConsumer(dynamic())
+			.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.REMAIN_IN_GROUP));
+		asAsked.getConsumer(dynamic()).close();
+		asAsked.getConsumer(dynamic())
+			.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
+		asAsked.leaveOnClose().markDrained();
+		asAsked.getConsumer(dynamic())
+			.close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.REMAIN_IN_GROUP));
+		assertThat(this.clients.closes).extracting(CloseOptions::groupMembershipOperation)
+			.containsExactly(GroupMembershipOperation.REMAIN_IN_GROUP, GroupMembershipOperation.REMAIN_IN_GROUP,
+					GroupMembershipOperation.LEAVE_GROUP, GroupMembershipOperation.LEAVE_GROUP);
 	}
 
 	@Test
