@@ -410,7 +410,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 		return context.getBean("&defaultKafkaStreamsBuilder", StreamsBuilderFactoryBean.class).getStreamsConfiguration();
 	}
 
-	private static StreamsBuilderFactoryBean factoryBean(AssertableApplicationContext context, String name) {
+	static StreamsBuilderFactoryBean factoryBean(AssertableApplicationContext context, String name) {
 		return context.getBean("&" + name, StreamsBuilderFactoryBean.class);
 	}
 
@@ -435,7 +435,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 		return topology;
 	}
 
-	private static Properties runnableConfig(StreamsBuilderFactoryBean factoryBean) {
+	static Properties runnableConfig(StreamsBuilderFactoryBean factoryBean) {
 		Properties properties = factoryBean.getStreamsConfiguration();
 		properties.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:1");
 		properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir());

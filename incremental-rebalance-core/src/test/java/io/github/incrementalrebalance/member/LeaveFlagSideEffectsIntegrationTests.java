@@ -19,9 +19,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Documents what else the consumer-wide {@code internal.leave.group.on.close=true} set by
- * {@link MemberClientSupplier} changes: {@code unsubscribe()} and an expired {@code max.poll.interval.ms} now send a
- * LeaveGroup too, so the member's partitions are freed at once. Kafka Streams' own setting (false) leaves the member
- * in the group until {@code session.timeout.ms}.
+ * {@link MemberClientSupplier} on Kafka 4.1 clients changes: {@code unsubscribe()} and an expired
+ * {@code max.poll.interval.ms} now send a LeaveGroup too, so the member's partitions are freed at once. Kafka Streams'
+ * own setting (false) leaves the member in the group until {@code session.timeout.ms}. From Kafka 4.2 the setting is
+ * gone and every dynamic consumer leaves on both paths: the member's consumer behaves the same on every stack.
  */
 class LeaveFlagSideEffectsIntegrationTests {
 
@@ -45,9 +46,7 @@ class LeaveFlagSideEffectsIntegrationTests {
 
 			await("member supplier's consumer gone").atMost(SESSION_TIMEOUT.dividedBy(2))
 				.until(() -> broker.groupMembers("unsubscribe-member").isEmpty());
-			assertThat(broker.groupMembers("unsubscribe-streams-default"))
-				.as("with Kafka Streams' setting the member stays until the session times out")
-				.hasSize(1);
+			assertKafkaStreamsDefault("unsubscribe-streams-default");
 		}
 	}
 
@@ -63,9 +62,20 @@ class LeaveFlagSideEffectsIntegrationTests {
 				.until(() -> broker.groupMembers("poll-timeout-member").isEmpty());
 			Duration gone = Duration.between(lastPoll, Instant.now());
 			assertThat(gone).isGreaterThanOrEqualTo(MAX_POLL_INTERVAL);
-			assertThat(broker.groupMembers("poll-timeout-streams-default"))
-				.as("with Kafka Streams' setting the member stays until the session times out")
+			assertKafkaStreamsDefault("poll-timeout-streams-default");
+		}
+	}
+
+	private static void assertKafkaStreamsDefault(String groupId) {
+		if (ClientCapabilities.detected().needsInternalLeaveSetting()) {
+			assertThat(broker.groupMembers(groupId))
+				.as("Kafka 4.1: with Kafka Streams' setting the member stays until the session times out")
 				.hasSize(1);
+		}
+		else {
+			await("Kafka 4.2 and later: a dynamic consumer leaves without any setting")
+				.atMost(SESSION_TIMEOUT.dividedBy(2))
+				.until(() -> broker.groupMembers(groupId).isEmpty());
 		}
 	}
 
@@ -75,7 +85,9 @@ class LeaveFlagSideEffectsIntegrationTests {
 
 	private static Consumer<byte[], byte[]> streamsDefaultConsumer(String groupId) {
 		Map<String, Object> config = config(groupId);
-		config.put(MemberClientSupplier.LEAVE_GROUP_ON_CLOSE_CONFIG, false);
+		if (ClientCapabilities.detected().needsInternalLeaveSetting()) {
+			config.put(MemberClientSupplier.LEAVE_GROUP_ON_CLOSE_CONFIG, false);
+		}
 		return new DefaultKafkaClientSupplier().getConsumer(config);
 	}
 
@@ -91,14 +103,15 @@ class LeaveFlagSideEffectsIntegrationTests {
 
 	/**
 	 * Poll until the consumer owns partitions.
-	 * @return when the last poll returned
+	 * @return when the last poll was entered: {@code max.poll.interval.ms} counts from there
 	 */
 	private static Instant joinAndOwnPartitions(Consumer<byte[], byte[]> consumer, String topic) {
 		consumer.subscribe(List.of(topic));
 		AtomicReference<Instant> lastPoll = new AtomicReference<>();
 		await("partitions assigned").atMost(Duration.ofSeconds(30)).until(() -> {
+			Instant entered = Instant.now();
 			consumer.poll(Duration.ofMillis(100));
-			lastPoll.set(Instant.now());
+			lastPoll.set(entered);
 			return !consumer.assignment().isEmpty();
 		});
 		return lastPoll.get();

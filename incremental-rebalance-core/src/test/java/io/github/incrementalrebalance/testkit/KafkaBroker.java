@@ -17,17 +17,26 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * One in-process KRaft broker for a test class, set up for exactly-once on a single node. Register it with
  * {@code @RegisterExtension static final KafkaBroker broker = new KafkaBroker();}.
+ * <p>
+ * It runs on Kafka's own test kit ({@code kafka-test-common-runtime}), whose builder, start-up and bootstrap calls are
+ * the same from Kafka 4.1 to 4.3, so the core's tests run on every supported stack (spring-kafka-test's embedded
+ * broker cannot drive Kafka 4.3's test kit).
  */
 public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
-	private EmbeddedKafkaKraftBroker broker;
+	private static final Map<String, String> BROKER_CONFIG = Map.of("transaction.state.log.replication.factor", "1",
+			"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1",
+			"group.initial.rebalance.delay.ms", "0", "delete.topic.enable", "true");
+
+	private KafkaClusterTestKit cluster;
 
 	private Admin admin;
 
@@ -46,12 +55,26 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return this broker
 	 */
 	public KafkaBroker start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
-		// a single broker cannot meet the default replication of the transaction log: exactly-once would never start
-		this.broker.brokerProperties(Map.of("transaction.state.log.replication.factor", "1",
-				"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1",
-				"group.initial.rebalance.delay.ms", "0"));
-		this.broker.afterPropertiesSet();
+		try {
+			// a single broker cannot meet the default replication of the transaction log: exactly-once would never start
+			KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+				.setCombined(true)
+				.setNumBrokerNodes(1)
+				.setNumControllerNodes(1)
+				.build());
+			BROKER_CONFIG.forEach(builder::setConfigProp);
+			this.cluster = builder.build();
+			this.cluster.format();
+			this.cluster.startup();
+			this.cluster.waitForReadyBrokers();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not start the in-process Kafka broker", ex);
+		}
 		this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
 		return this;
 	}
@@ -62,14 +85,19 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			this.admin.close(Duration.ofSeconds(5));
 			this.admin = null;
 		}
-		if (this.broker != null) {
-			this.broker.destroy();
-			this.broker = null;
+		if (this.cluster != null) {
+			try {
+				this.cluster.close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not stop the in-process Kafka broker", ex);
+			}
+			this.cluster = null;
 		}
 	}
 
 	public String bootstrapServers() {
-		return this.broker.getBrokersAsString();
+		return this.cluster.bootstrapServers();
 	}
 
 	public Admin admin() {
