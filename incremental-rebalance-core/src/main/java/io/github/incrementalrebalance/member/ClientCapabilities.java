@@ -18,7 +18,7 @@ import org.apache.kafka.common.utils.AppInfoParser;
  */
 public record ClientCapabilities(String kafkaVersion, boolean publicCloseOptions) {
 
-	static final String PUBLIC_CLOSE_OPTIONS_CLASS = "org.apache.kafka.streams.CloseOptions";
+	private static final String PUBLIC_CLOSE_OPTIONS_CLASS = "org.apache.kafka.streams.CloseOptions";
 
 	private static final ClientCapabilities DETECTED = new ClientCapabilities(AppInfoParser.getVersion(),
 			isPresent(PUBLIC_CLOSE_OPTIONS_CLASS));

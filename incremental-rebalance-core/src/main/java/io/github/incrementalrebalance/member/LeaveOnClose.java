@@ -52,14 +52,6 @@ public final class LeaveOnClose {
 	}
 
 	/**
-	 * Whether a dynamic member's close is a real leave whatever Kafka Streams asks.
-	 * @return the policy
-	 */
-	public boolean dynamicMembersLeave() {
-		return this.dynamicMembersLeave;
-	}
-
-	/**
 	 * The operation a closing consumer passes to the group.
 	 * @param staticMember whether the consumer has a {@code group.instance.id}
 	 * @param requested what the caller passed ({@code DEFAULT} when it passed nothing)
