@@ -50,7 +50,7 @@ class DrainOnShutdown implements SmartLifecycle {
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			if (runtime.state() == MemberState.STABLE) {
 				try {
-					runtime.leave(Optional.of(this.bound), "shutdown");
+					runtime.leave(Optional.of(this.bound), "shutdown", true);
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Could not drain {} before shutdown: {}", runtime.identity().instanceId(),

@@ -21,7 +21,8 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * method (so no internals of the factory bean are read):
  * <ul>
  * <li>the config is checked once more, since spring-kafka may still change it in {@code start()} (spring-kafka 4.1's
- * {@code setGroupProtocol});</li>
+ * {@code setGroupProtocol}), and configured by the member runtime again: a start after an earlier one is a new
+ * incarnation of the member, with its own client tags;</li>
  * <li>the client supplier set on the factory bean, else the application's {@link KafkaClientSupplier} bean, is
  * wrapped by the member's supplier and still makes every client;</li>
  * <li>the application's {@code KafkaStreamsCustomizer} beans run, in order: the first builds the
@@ -66,10 +67,12 @@ final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 		}
 		LearnerConfig.requireClassicGroupProtocol(properties, "the factory bean '" + this.factoryBeanName
 				+ "' (spring.kafka.streams.properties.group.protocol or StreamsBuilderFactoryBean#setGroupProtocol)");
+		// a start after an earlier one (a drain with stop-streams, a stop and start) is a new incarnation
+		Properties configured = runtime.configure(properties);
 		KafkaClientSupplier memberSupplier = runtime.clientSupplier(applicationSupplier(clientSupplier));
 		List<KafkaStreamsCustomizer> customizers = this.applicationCustomizers.get();
-		return customizers.isEmpty() ? new KafkaStreams(topology, properties, memberSupplier)
-				: customizers.get(0).initKafkaStreams(topology, properties, memberSupplier);
+		return customizers.isEmpty() ? new KafkaStreams(topology, configured, memberSupplier)
+				: customizers.get(0).initKafkaStreams(topology, configured, memberSupplier);
 	}
 
 	/**

@@ -5,12 +5,14 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.LeaveRefusedException;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -65,10 +67,12 @@ public class RebalanceEndpoint {
 	 * @param action {@code leave}
 	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
 	 * @param wait how long to block until every member drained and closed
+	 * @param force leave even when no other member of the group would stay
 	 * @return the outcome, with the members' state or why the leave was refused
 	 */
 	@WriteOperation
-	public LeaveResult leave(@Selector Action action, @Nullable String timeout, @Nullable String wait) {
+	public LeaveResult leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
+			@Nullable Boolean force) {
 		Optional<Duration> bound;
 		Optional<Duration> waitFor;
 		try {
@@ -76,21 +80,20 @@ public class RebalanceEndpoint {
 			waitFor = duration("wait", wait);
 		}
 		catch (IllegalArgumentException ex) {
-			return LeaveResult.refused(LeaveResult.Outcome.INVALID, ex.getMessage());
+			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
 		}
 		boolean started = false;
 		try {
 			for (MemberRuntime runtime : this.runtimes.all()) {
-				started |= runtime.leave(bound, "endpoint");
+				started |= runtime.leave(bound, "endpoint", Boolean.TRUE.equals(force));
 			}
 		}
 		catch (LeaveRefusedException ex) {
-			return LeaveResult.refused((ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
-					? LeaveResult.Outcome.UNAVAILABLE : LeaveResult.Outcome.REFUSED, ex.getMessage());
+			return refused(ex);
 		}
 		waitFor.ifPresent(this::awaitDrained);
 		return new LeaveResult(started ? LeaveResult.Outcome.STARTED : LeaveResult.Outcome.ALREADY_LEAVING, members(),
-				null);
+				null, null);
 	}
 
 	/**
@@ -101,11 +104,23 @@ public class RebalanceEndpoint {
 	@DeleteOperation
 	public LeaveResult cancel(@Selector Action action) {
 		boolean cancelled = false;
-		for (MemberRuntime runtime : this.runtimes.all()) {
-			cancelled |= runtime.cancel();
+		try {
+			for (MemberRuntime runtime : this.runtimes.all()) {
+				cancelled |= runtime.cancel();
+			}
 		}
-		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null)
-				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "no member of this instance is leaving");
+		catch (LeaveRefusedException ex) {
+			return refused(ex);
+		}
+		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null)
+				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
+						"no member of this instance is leaving");
+	}
+
+	private static LeaveResult refused(LeaveRefusedException ex) {
+		return LeaveResult.refused((ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
+				? LeaveResult.Outcome.UNAVAILABLE : LeaveResult.Outcome.REFUSED,
+				ex.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'), ex.getMessage());
 	}
 
 	private void awaitDrained(Duration limit) {
@@ -141,7 +156,7 @@ public class RebalanceEndpoint {
 		runtime.tasks().forEach((task) -> counts.merge(task.role(), 1L, Long::sum));
 		return new Member(runtime.applicationId(), runtime.identity().instanceId(), runtime.identity().incarnation(),
 				runtime.identity().mode().name().toLowerCase(), runtime.state(), runtime.deadline().orElse(null),
-				counts, runtime.hasDuplicateInstanceId());
+				runtime.drainOutcome().map(LeaveOutcome::of).orElse(null), counts, runtime.hasDuplicateInstanceId());
 	}
 
 	private static Group group(MemberRuntime runtime) {
@@ -173,8 +188,37 @@ public class RebalanceEndpoint {
 	public record Members(List<Member> applications) implements OperationResponseBody {
 	}
 
+	/**
+	 * A member of this instance.
+	 * @param applicationId its Kafka Streams application
+	 * @param instanceId its instance id
+	 * @param incarnation this start of it
+	 * @param mode incremental or upgrading
+	 * @param state where it is in leaving
+	 * @param deadline when it leaves even if its learners are not ready, on this instance's clock
+	 * @param outcome how its leave ended, once it left
+	 * @param tasks its tasks per role
+	 * @param duplicateInstanceId whether another live member has its id
+	 */
 	public record Member(String applicationId, String instanceId, String incarnation, String mode, MemberState state,
-			@Nullable Instant deadline, Map<TaskRole, Long> tasks, boolean duplicateInstanceId) {
+			@Nullable Instant deadline, @Nullable LeaveOutcome outcome, Map<TaskRole, Long> tasks,
+			boolean duplicateInstanceId) {
+	}
+
+	/**
+	 * How a leave ended.
+	 * @param outcome {@code drained}, {@code forced} or {@code left-without-learners}
+	 * @param reason why, e.g. {@code learners-ready}, {@code deadline-passed}, {@code no-learner-plan}
+	 * @param tasksMovedCold stateful tasks that moved without a ready learner
+	 * @param description one line for people
+	 */
+	public record LeaveOutcome(String outcome, String reason, int tasksMovedCold, String description) {
+
+		static LeaveOutcome of(DrainOutcome outcome) {
+			return new LeaveOutcome(outcome.kind().word(), outcome.reason().word(), outcome.tasksMovedCold(),
+					outcome.describe());
+		}
+
 	}
 
 	public record Tasks(List<ApplicationTasks> applications) implements OperationResponseBody {
@@ -205,13 +249,16 @@ public class RebalanceEndpoint {
 	 * What a leave or its cancel did: the members' state, or the reason it was refused.
 	 * @param outcome what happened
 	 * @param members the members' state, unless refused
-	 * @param error why it was refused
+	 * @param reason why it was refused, as a word ({@code invalid}, {@code not-running},
+	 * {@code duplicate-instance-id}, {@code last-stable-member}, {@code control-topic-unavailable},
+	 * {@code nothing-to-cancel})
+	 * @param error why it was refused, for people
 	 */
-	public record LeaveResult(Outcome outcome, @Nullable Members members, @Nullable String error)
-			implements OperationResponseBody {
+	public record LeaveResult(Outcome outcome, @Nullable Members members, @Nullable String reason,
+			@Nullable String error) implements OperationResponseBody {
 
-		static LeaveResult refused(Outcome outcome, String error) {
-			return new LeaveResult(outcome, null, error);
+		static LeaveResult refused(Outcome outcome, String reason, String error) {
+			return new LeaveResult(outcome, null, reason, error);
 		}
 
 		/**
@@ -225,7 +272,7 @@ public class RebalanceEndpoint {
 			ALREADY_LEAVING,
 			/** A field of the request is not valid. */
 			INVALID,
-			/** Kafka Streams does not run, or the instance id is used twice. */
+			/** Kafka Streams does not run, the instance id is used twice, or no other member would stay. */
 			REFUSED,
 			/** The control topic cannot be written. */
 			UNAVAILABLE,

@@ -13,8 +13,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * The {@link RebalanceEndpoint}'s leave over HTTP: 202 when a leave starts, 200 for a repeat, 400 with the reason for
- * a bad field (in the body, whatever Boot's error settings), 409 when Kafka Streams does not run or the instance id is
- * used twice, 503 when the control topic cannot be written; its cancel answers 200, or 409 when nothing was leaving.
+ * a bad field (in the body, whatever Boot's error settings), 409 when Kafka Streams does not run, the instance id is
+ * used twice or no other member would stay (unless {@code "force": true}), 503 when the control topic cannot be
+ * written; its cancel answers 200, 409 when nothing was leaving, 503 when the cancel cannot be written.
  */
 @EndpointWebExtension(endpoint = RebalanceEndpoint.class)
 public class RebalanceEndpointWebExtension {
@@ -26,9 +27,9 @@ public class RebalanceEndpointWebExtension {
 	}
 
 	@WriteOperation
-	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout,
-			@Nullable String wait) {
-		return response(this.endpoint.leave(action, timeout, wait));
+	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
+			@Nullable Boolean force) {
+		return response(this.endpoint.leave(action, timeout, wait, force));
 	}
 
 	@DeleteOperation
@@ -48,14 +49,16 @@ public class RebalanceEndpointWebExtension {
 	}
 
 	private static WebEndpointResponse<Object> problem(LeaveResult result, int status) {
-		return new WebEndpointResponse<>(new Problem(String.valueOf(result.error())), status);
+		return new WebEndpointResponse<>(new Problem(String.valueOf(result.reason()), String.valueOf(result.error())),
+				status);
 	}
 
 	/**
 	 * Why a request was refused.
-	 * @param error the reason
+	 * @param reason the reason as a word (see {@link LeaveResult#reason()})
+	 * @param error the reason, for people
 	 */
-	public record Problem(String error) implements OperationResponseBody {
+	public record Problem(String reason, String error) implements OperationResponseBody {
 	}
 
 }

@@ -9,8 +9,10 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of the members: always UP, also while draining (a liveness probe must never kill an instance mid-drain);
- * the details say where each member is.
+ * Health of the members: UP while they can do their job, also while draining; DOWN with the reason when a member's
+ * control topic cannot be read or its plans cannot be published (its leaves would end without learners). Keep it out
+ * of the liveness group: a restart does not mend a control topic, and a liveness probe must never kill an instance
+ * mid-drain. The details say where each member is and how its last leave ended.
  */
 public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 
@@ -28,7 +30,16 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("instanceId", runtime.identity().instanceId());
 			details.put("state", runtime.state());
+			runtime.controlTopicProblem().ifPresent((problem) -> {
+				builder.down();
+				details.put("problem", problem);
+			});
 			runtime.deadline().ifPresent((deadline) -> details.put("deadline", deadline));
+			runtime.drainOutcome().ifPresent((outcome) -> {
+				details.put("outcome", outcome.kind().word());
+				details.put("outcomeReason", outcome.reason().word());
+				details.put("tasksMovedCold", outcome.tasksMovedCold());
+			});
 			details.put("assignorFallbacks", runtime.assignorStatus().fallbacks());
 			runtime.assignorStatus().lastFallbackReason().ifPresent((reason) -> details.put("lastFallback", reason));
 			if (runtime.hasDuplicateInstanceId()) {

@@ -1,8 +1,10 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.member.TaskRole;
@@ -51,7 +53,7 @@ public class RebalanceMetrics implements MeterBinder {
 				.description("Rebalances this instance enforced")
 				.tags(tags)
 				.register(registry);
-			runtime.addStateListener(new DrainTimer(registry, tags));
+			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
 			FunctionCounter.builder("kafka.streams.rebalance.assignor.fallbacks", runtime,
 					(member) -> member.assignorStatus().fallbacks())
 				.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
@@ -61,8 +63,9 @@ public class RebalanceMetrics implements MeterBinder {
 	}
 
 	/**
-	 * Times each drain from the leave to the hand-over ({@code outcome=drained}) or to the deadline
-	 * ({@code outcome=forced}); a cancelled leave is not a drain.
+	 * Times each leave from its request to its end, tagged with how it ended: {@code outcome} is {@code drained}
+	 * (handed over to ready learners), {@code forced} or {@code left-without-learners}, {@code reason} says why. A
+	 * cancelled leave is not timed.
 	 */
 	private static final class DrainTimer implements Consumer<MemberState> {
 
@@ -70,11 +73,14 @@ public class RebalanceMetrics implements MeterBinder {
 
 		private final Tags tags;
 
+		private final MemberRuntime runtime;
+
 		private volatile long leavingSince = -1;
 
-		DrainTimer(MeterRegistry registry, Tags tags) {
+		DrainTimer(MeterRegistry registry, Tags tags, MemberRuntime runtime) {
 			this.registry = registry;
 			this.tags = tags;
+			this.runtime = runtime;
 		}
 
 		@Override
@@ -82,12 +88,15 @@ public class RebalanceMetrics implements MeterBinder {
 			switch (state) {
 				case LEAVING -> this.leavingSince = System.nanoTime();
 				case STABLE -> this.leavingSince = -1;
-				case DRAINED, FORCED -> {
+				case DRAINED, FORCED, LEFT_WITHOUT_LEARNERS -> {
 					long since = this.leavingSince;
-					if (since >= 0) {
+					Optional<DrainOutcome> outcome = this.runtime.drainOutcome();
+					if (since >= 0 && outcome.isPresent()) {
 						Timer.builder("kafka.streams.rebalance.drain")
-							.description("Time from a leave to its hand-over (drained) or to its deadline (forced)")
-							.tags(this.tags.and("outcome", state.name().toLowerCase()))
+							.description("Time from a leave to its end: handed over to ready learners (drained), "
+									+ "forced at the deadline, or left without learners")
+							.tags(this.tags.and("outcome", outcome.get().kind().word(), "reason",
+									outcome.get().reason().word()))
 							.register(this.registry)
 							.record(Duration.ofNanos(System.nanoTime() - since));
 					}

@@ -8,14 +8,18 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
@@ -89,11 +94,12 @@ class RebalanceEndpointIntegrationTests {
 
 			HttpResponse<String> leave = post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
 			assertThat(leave.statusCode()).isEqualTo(202);
-			assertThat(leave.body()).contains("\"state\":\"CLOSED\"");
+			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
+				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
 			assertThat(a.getBean(MeterRegistry.class)
 				.get("kafka.streams.rebalance.drain")
-				.tags("application.id", "endpoint-app", "outcome", "drained")
+				.tags("application.id", "endpoint-app", "outcome", "drained", "reason", "learners-ready")
 				.timer()
 				.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
@@ -101,7 +107,8 @@ class RebalanceEndpointIntegrationTests {
 			HttpResponse<String> health = get(a, "/actuator/health");
 			assertThat(health.statusCode()).as("out of service: readiness refuses traffic").isEqualTo(503);
 			assertThat(health.body()).contains("\"readinessState\":{\"status\":\"OUT_OF_SERVICE\"}")
-				.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"");
+				.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"")
+				.contains("\"outcome\":\"drained\",\"outcomeReason\":\"learners-ready\",\"tasksMovedCold\":0");
 			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
 				.isEqualTo(200);
 			assertThat(post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
@@ -129,7 +136,117 @@ class RebalanceEndpointIntegrationTests {
 			producer.load(4, 1_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "closing-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+
+			MemberRuntime ofA = a.getBean(MemberRuntimes.class).all().get(0);
+			await("the last plan has a alone").atMost(Duration.ofSeconds(30))
+				.until(() -> ofA.controlView().planEpoch().map((epoch) -> ofA.controlView().plans().values().stream()
+					.filter((plan) -> plan.epoch() == epoch.epoch())
+					.allMatch((plan) -> plan.instanceId().equals("a"))).orElse(false));
+			HttpResponse<String> alone = post(a, "{}");
+			assertThat(alone.statusCode()).as("the last stable member").isEqualTo(409);
+			assertThat(alone.body()).contains("\"reason\":\"last-stable-member\"")
+				.contains("ask again with force");
+			List<MemberState> statesOfA = new CopyOnWriteArrayList<>();
+			ofA.addStateListener(statesOfA::add);
+			assertThat(post(a, "{\"force\":true}").statusCode()).isEqualTo(202);
+			await("a's context closes after it left").atMost(Duration.ofMinutes(1)).until(() -> !a.isActive());
+			assertThat(statesOfA).containsExactly(MemberState.LEAVING, MemberState.LEFT_WITHOUT_LEARNERS,
+					MemberState.CLOSED);
 		}
+	}
+
+	@Test
+	void controlTopicThatCannotBeReadTakesHealthDownAndRefusesTheLeaveUntilItIsBack() throws Exception {
+		broker.createTopics(4, "fragile-app-input", "fragile-app-output");
+		String controlTopic = "fragile-app-rebalance-control";
+		try (ConfigurableApplicationContext a = startFragile("a"); ConfigurableApplicationContext b = startFragile("b")) {
+			await("both members in the group plan").atMost(Duration.ofMinutes(1))
+				.until(() -> get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"b\"")
+						&& get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"a\""));
+			assertThat(get(a, "/actuator/health/rebalance").statusCode()).isEqualTo(200);
+
+			broker.admin().deleteTopics(List.of(controlTopic)).all().get();
+
+			await("rebalance health down").atMost(Duration.ofMinutes(1))
+				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 503);
+			assertThat(get(a, "/actuator/health/rebalance").body()).contains("\"status\":\"DOWN\"")
+				.contains("\"problem\":\"control topic " + controlTopic + " cannot be read");
+			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
+				.isEqualTo(200);
+			HttpResponse<String> refused = post(a, "{}");
+			assertThat(refused.statusCode()).isEqualTo(503);
+			assertThat(refused.body()).contains("\"reason\":\"control-topic-unavailable\"");
+			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
+
+			ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
+
+			await("rebalance health up again").atMost(Duration.ofMinutes(1))
+				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 200
+						&& get(b, "/actuator/health/rebalance").statusCode() == 200);
+			HttpResponse<String> leave = post(a, "{\"wait\":\"90s\"}");
+			assertThat(leave.statusCode()).isEqualTo(202);
+			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
+				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\"");
+		}
+	}
+
+	private ConfigurableApplicationContext startFragile(String name) {
+		return CountingBootApplication.start(broker, "fragile-app", name, this.stateRoot, null, true,
+				"incremental-rebalance.on-drained=stop-streams",
+				"management.endpoints.web.exposure.include=rebalance,health",
+				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
+	}
+
+	@Test
+	void restartAfterADrainIsANewStartOfTheMemberAndAStaticBounceThenKeepsItsTasks() throws Exception {
+		broker.createTopics(4, "restart-app-input", "restart-app-output");
+		try (ConfigurableApplicationContext a = startStatic("a"); ConfigurableApplicationContext b = startStatic("b");
+				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "restart-app-input")) {
+			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
+				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
+						&& activeTasks(a).size() + activeTasks(b).size() == 4);
+			producer.load(4, 2_000, 1);
+			MemberRuntime ofB = b.getBean(MemberRuntimes.class).all().get(0);
+			String drainedStart = ofB.identity().incarnation();
+			HttpResponse<String> leave = post(b, "{\"wait\":\"60s\"}");
+			assertThat(leave.statusCode()).isEqualTo(202);
+			assertThat(leave.body()).contains("\"state\":\"CLOSED\"").contains("\"outcome\":\"drained\"");
+
+			StreamsBuilderFactoryBean factoryBean = b.getBean("&defaultKafkaStreamsBuilder",
+					StreamsBuilderFactoryBean.class);
+			factoryBean.stop();
+			factoryBean.start();
+			await("b back with a share").atMost(Duration.ofMinutes(1))
+				.until(() -> running(b) && !activeTasks(b).isEmpty() && activeTasks(a).size() + activeTasks(b).size() == 4);
+			assertThat(ofB.identity().incarnation()).as("a new start of b").isNotEqualTo(drainedStart);
+			assertThat(ofB.state()).isEqualTo(MemberState.STABLE);
+			assertThat(ofB.drainOutcome()).as("nothing of the earlier drain applies").isEmpty();
+
+			MemberRuntime ofA = a.getBean(MemberRuntimes.class).all().get(0);
+			await("the group settled: no learner left").atMost(Duration.ofMinutes(1))
+				.until(() -> ofA.controlView().plans().values().stream().allMatch((plan) -> plan.learning().isEmpty()));
+			Set<TaskId> held = activeTasks(b);
+			long epochBefore = ofA.controlView().planEpoch().orElseThrow().epoch();
+			factoryBean.stop();
+			factoryBean.start();
+			await("b runs its tasks again after the bounce").atMost(Duration.ofSeconds(30))
+				.until(() -> running(b) && activeTasks(b).equals(held));
+			assertThat(ofA.controlView().planEpoch().orElseThrow().epoch())
+				.as("a static member's bounce is no rebalance: no new plan").isEqualTo(epochBefore);
+			producer.load(4, 500, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "restart-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+		}
+	}
+
+	private ConfigurableApplicationContext startStatic(String name) {
+		return CountingBootApplication.start(broker, "restart-app", name, this.stateRoot, null, true,
+				"spring.kafka.streams.properties.group.instance.id=restart-" + name,
+				// a bounce has to come back before the broker expires the static member
+				"spring.kafka.streams.properties.consumer.session.timeout.ms=20000",
+				"incremental-rebalance.on-drained=stop-streams",
+				"management.endpoints.web.exposure.include=rebalance",
+				"management.endpoint.rebalance.access=unrestricted");
 	}
 
 	private ConfigurableApplicationContext startClosing(String name) {

@@ -632,7 +632,9 @@ public final class LearnerPlanner {
 				SortedSet<TaskId> standbyTasks = standbyByMember.getOrDefault(id, new TreeSet<>());
 				plans.add(new MemberPlan(id, member.instanceId(), member.incarnation(), activeTasks, learning,
 						beingLearned, standbyTasks,
-						this.leaving.containsKey(id), Optional.ofNullable(this.handOver.get(id))));
+						this.leaving.containsKey(id),
+						Optional.ofNullable(this.leaving.get(id)).map(LeaveRequest::leaveId),
+						Optional.ofNullable(this.handOver.get(id))));
 			}
 			return plans;
 		}

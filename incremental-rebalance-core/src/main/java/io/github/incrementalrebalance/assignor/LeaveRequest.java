@@ -9,13 +9,15 @@ import java.util.Optional;
  *
  * @param instanceId the leaving instance
  * @param incarnation the start of that instance the request is for; a request for an earlier start is stale
+ * @param leaveId the request's identity, echoed in the member's plan so it knows which leave was acted on
  * @param deadline when it leaves even if its learners are not ready; empty to wait for them however long
  */
-public record LeaveRequest(String instanceId, String incarnation, Optional<Instant> deadline) {
+public record LeaveRequest(String instanceId, String incarnation, String leaveId, Optional<Instant> deadline) {
 
 	public LeaveRequest {
 		Objects.requireNonNull(instanceId, "instanceId");
 		Objects.requireNonNull(incarnation, "incarnation");
+		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(deadline, "deadline");
 	}
 

@@ -22,16 +22,18 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param beingLearned tasks it runs while their learner warms up elsewhere
  * @param standby standby replicas it keeps ({@code num.standby.replicas}), learners excluded
  * @param leaving whether it asked to leave
+ * @param leaveId the identity of the leave request this plan acts on, when leaving
  * @param handOver set when it should leave the group now
  */
 public record MemberPlan(ProcessId processId, String instanceId, String incarnation, SortedSet<TaskId> active,
 		SortedMap<TaskId, Learner> learning, SortedSet<TaskId> beingLearned, SortedSet<TaskId> standby,
-		boolean leaving, Optional<HandOverReason> handOver) {
+		boolean leaving, Optional<String> leaveId, Optional<HandOverReason> handOver) {
 
 	public MemberPlan {
 		Objects.requireNonNull(processId, "processId");
 		Objects.requireNonNull(instanceId, "instanceId");
 		Objects.requireNonNull(incarnation, "incarnation");
+		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(handOver, "handOver");
 		active = Collections.unmodifiableSortedSet(new TreeSet<>(active));
 		learning = Collections.unmodifiableSortedMap(new TreeMap<>(learning));

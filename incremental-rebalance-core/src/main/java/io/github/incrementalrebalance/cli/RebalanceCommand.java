@@ -28,12 +28,13 @@ import io.github.incrementalrebalance.control.PlanRecord;
  * The command line of incremental-rebalance, for operators and scripts that act on many instances at once (a host
  * swap marks every old instance leaving):
  * <pre>
- * leave  --bootstrap-servers HOSTS --application-id APP --instance-id a,b,c [--timeout 5m] [--command-config FILE]
+ * leave  --bootstrap-servers HOSTS --application-id APP --instance-id a,b,c [--timeout 5m] [--force] [--command-config FILE]
  * cancel --bootstrap-servers HOSTS --application-id APP --instance-id a,b,c [--command-config FILE]
  * list   --bootstrap-servers HOSTS --application-id APP [--command-config FILE]
  * </pre>
  * {@code --command-config} is a properties file of client settings (security), as with Kafka's own tools;
- * {@code --control-topic} overrides {@code <application-id>-rebalance-control}.
+ * {@code --control-topic} overrides {@code <application-id>-rebalance-control}. A leave that would leave no member of
+ * the last plan stable is refused unless {@code --force}; so is a leave of an id two live members share.
  */
 public final class RebalanceCommand {
 
@@ -102,7 +103,24 @@ public final class RebalanceCommand {
 	private int leave(Arguments arguments, ControlTopicReader reader, ControlTopicWriter writer) {
 		int status = 0;
 		Instant now = Instant.now();
+		Optional<PlanEpoch> epoch = reader.planEpoch();
+		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
+		boolean noneWouldStay = epoch.isPresent() && reader.plans().values().stream()
+			.filter((plan) -> plan.epoch() == current)
+			.noneMatch((plan) -> !plan.leaving() && !arguments.instanceIds().contains(plan.instanceId()));
+		if (noneWouldStay && !arguments.force()) {
+			this.err.println("error: no member of " + arguments.applicationId() + " would stay in the group (last plan): "
+					+ "the leaving instances' tasks would have nowhere to go. Start other instances first, or add --force");
+			return 1;
+		}
+		List<String> duplicated = epoch.map(PlanEpoch::duplicateInstanceIds).orElse(List.of());
 		for (String instanceId : arguments.instanceIds()) {
+			if (duplicated.contains(instanceId)) {
+				this.err.println("WARN: instance id '" + instanceId + "' is used by two live members (see 'list'): give "
+						+ "each its own incremental.rebalance.instance.id before asking one to leave; skipped");
+				status = 1;
+				continue;
+			}
 			Optional<PlanRecord> plan = reader.plan(instanceId);
 			if (plan.isEmpty()) {
 				this.err.println("WARN: unknown instance id '" + instanceId + "': no member of " + arguments.applicationId()
@@ -110,9 +128,11 @@ public final class RebalanceCommand {
 				status = 1;
 				continue;
 			}
-			Optional<Instant> deadline = arguments.timeout().map(now::plus);
-			write(writer, new LeaveRecord(instanceId, plan.get().incarnation(), now, deadline, "cli"));
-			this.out.println(instanceId + ": leaving" + deadline.map((at) -> " (deadline " + at + ")").orElse(""));
+			LeaveRecord request = LeaveRecord.request(instanceId, plan.get().incarnation(), now, arguments.timeout(),
+					"cli");
+			write(writer, request);
+			this.out.println(instanceId + ": leaving (leave " + request.leaveId() + ")"
+					+ arguments.timeout().map((timeout) -> ", timeout " + timeout).orElse(""));
 		}
 		return status;
 	}
@@ -120,18 +140,14 @@ public final class RebalanceCommand {
 	private int cancel(Arguments arguments, ControlTopicReader reader, ControlTopicWriter writer) {
 		int status = 0;
 		for (String instanceId : arguments.instanceIds()) {
-			if (reader.leaveRecord(instanceId).isEmpty()) {
+			Optional<LeaveRecord> leave = reader.leaveRecord(instanceId).filter((record) -> !record.cancelled());
+			if (leave.isEmpty()) {
 				this.err.println("WARN: '" + instanceId + "' is not leaving; nothing to cancel");
 				status = 1;
 				continue;
 			}
-			try {
-				writer.tombstone(LeaveRecord.keyOf(instanceId)).get(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException("cannot cancel the leave of " + instanceId + ": " + ex, ex);
-			}
-			this.out.println(instanceId + ": leave cancelled");
+			write(writer, leave.get().cancel("cli"));
+			this.out.println(instanceId + ": leave " + leave.get().leaveId() + " cancelled");
 		}
 		return status;
 	}
@@ -149,7 +165,9 @@ public final class RebalanceCommand {
 				continue;
 			}
 			String state = plan.handOver().map((reason) -> "HAND_OVER " + reason)
-				.orElse((plan.leaving() || leaves.containsKey(plan.instanceId())) ? "LEAVING" : "STABLE");
+				.orElse((plan.leaving() || Optional.ofNullable(leaves.get(plan.instanceId()))
+					.filter((leave) -> !leave.cancelled())
+					.isPresent()) ? "LEAVING" : "STABLE");
 			List<String> learning = new ArrayList<>();
 			plan.learning().forEach((task, lag) -> learning.add(task + (plan.ready().contains(task) ? " ready"
 					: " lag " + lag)));
@@ -176,19 +194,24 @@ public final class RebalanceCommand {
 	 * The parsed command line.
 	 */
 	record Arguments(String command, String bootstrapServers, String applicationId, List<String> instanceIds,
-			Optional<Duration> timeout, Optional<Path> commandConfig, Optional<String> topic) {
+			Optional<Duration> timeout, boolean force, Optional<Path> commandConfig, Optional<String> topic) {
 
 		static final String USAGE = """
 				usage: incremental-rebalance leave|cancel|list --bootstrap-servers HOSTS --application-id APP
-				         [--instance-id a,b,c] [--timeout 5m] [--command-config FILE] [--control-topic TOPIC]""";
+				         [--instance-id a,b,c] [--timeout 5m] [--force] [--command-config FILE] [--control-topic TOPIC]""";
 
 		static Arguments parse(String... args) {
 			if (args.length == 0 || !List.of("leave", "cancel", "list").contains(args[0])) {
 				throw new IllegalArgumentException("the first argument must be leave, cancel or list");
 			}
 			Map<String, String> options = new HashMap<>();
+			boolean force = false;
 			for (int i = 1; i < args.length; i++) {
 				String name = args[i];
+				if (name.equals("--force")) {
+					force = true;
+					continue;
+				}
 				if (!List.of("--bootstrap-servers", "--application-id", "--instance-id", "--timeout",
 						"--command-config", "--control-topic").contains(name)) {
 					throw new IllegalArgumentException("unknown option '" + name + "'");
@@ -207,7 +230,7 @@ public final class RebalanceCommand {
 				throw new IllegalArgumentException(args[0] + " needs --instance-id (comma-separated)");
 			}
 			return new Arguments(args[0], bootstrap, applicationId, ids,
-					Optional.ofNullable(options.get("--timeout")).map(Arguments::duration),
+					Optional.ofNullable(options.get("--timeout")).map(Arguments::duration), force,
 					Optional.ofNullable(options.get("--command-config")).map(Path::of),
 					Optional.ofNullable(options.get("--control-topic")));
 		}

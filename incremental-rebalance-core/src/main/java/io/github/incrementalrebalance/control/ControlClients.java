@@ -51,6 +51,9 @@ final class ControlClients {
 		config.put(ConsumerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-reader");
 		config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
 		config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+		// the control topic is created compacted, on purpose: a reader must not bring back a deleted one with the
+		// broker's defaults
+		config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
 		return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
 	}
 
@@ -59,6 +62,10 @@ final class ControlClients {
 		config.put(ProducerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-writer");
 		config.put(ProducerConfig.ACKS_CONFIG, "all");
 		config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+		// a send must not block a leave, a cancel or the plan thread for Kafka's default minute
+		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
 		return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
 	}
 

@@ -22,7 +22,8 @@ import io.github.incrementalrebalance.assignor.HandOverReason;
  */
 public final class ControlCodec {
 
-	static final int VERSION = 1;
+	/** 2: leaves carry their identity ({@code leaveId}) and plans echo it ({@code leave}); version 1 is still read. */
+	static final int VERSION = 2;
 
 	private static final ObjectMapper mapper = new ObjectMapper();
 
@@ -47,9 +48,13 @@ public final class ControlCodec {
 		node.put("v", VERSION);
 		if (record instanceof LeaveRecord leave) {
 			node.put("incarnation", leave.incarnation());
+			node.put("leaveId", leave.leaveId());
 			node.put("requestedAt", leave.requestedAt().toEpochMilli());
 			leave.deadline().ifPresent((deadline) -> node.put("deadline", deadline.toEpochMilli()));
 			node.put("source", leave.source());
+			if (leave.cancelled()) {
+				node.put("cancelled", true);
+			}
 		}
 		else if (record instanceof PlanRecord plan) {
 			node.put("incarnation", plan.incarnation());
@@ -61,6 +66,7 @@ public final class ControlCodec {
 			strings(node.putArray("beingLearned"), plan.beingLearned());
 			strings(node.putArray("standby"), plan.standby());
 			node.put("leaving", plan.leaving());
+			plan.leaveId().ifPresent((leaveId) -> node.put("leave", leaveId));
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
 		}
 		else if (record instanceof PlanEpoch epoch) {
@@ -110,10 +116,12 @@ public final class ControlCodec {
 		}
 		if (leave) {
 			String instanceId = key.substring(LeaveRecord.KEY_PREFIX.length());
-			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
-					Instant.ofEpochMilli(requiredLong(key, node, "requestedAt")),
+			Instant requestedAt = Instant.ofEpochMilli(requiredLong(key, node, "requestedAt"));
+			String leaveId = optionalText(key, node, "leaveId").orElseGet(() -> LeaveRecord.legacyLeaveId(requestedAt));
+			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"), leaveId, requestedAt,
 					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
-					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown")));
+					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown"),
+					node.path("cancelled").asBoolean(false)));
 		}
 		if (plan) {
 			String instanceId = key.substring(PlanRecord.KEY_PREFIX.length());
@@ -127,7 +135,7 @@ public final class ControlCodec {
 			return Optional.of(new PlanRecord(instanceId, requiredText(key, node, "incarnation"),
 					requiredLong(key, node, "epoch"), strings(node, "active"),
 					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
-					node.path("leaving").asBoolean(false), handOver));
+					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver));
 		}
 		long epoch = requiredLong(key, node, "epoch");
 		return Optional.of(new PlanEpoch(epoch, requiredText(key, node, "leader"), Instant.ofEpochMilli(epoch),
@@ -163,6 +171,17 @@ public final class ControlCodec {
 			throw new MalformedControlRecordException("value of '" + key + "' needs a text field '" + field + "'");
 		}
 		return value.asText();
+	}
+
+	private static Optional<String> optionalText(String key, JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		if (value == null || value.isNull()) {
+			return Optional.empty();
+		}
+		if (!value.isTextual() || value.asText().isEmpty()) {
+			throw new MalformedControlRecordException("value of '" + key + "' has a non-text '" + field + "'");
+		}
+		return Optional.of(value.asText());
 	}
 
 	private static Long requiredLong(String key, JsonNode node, String field) {

@@ -7,14 +7,20 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +35,13 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicReader.class);
 
 	private static final Duration POLL = Duration.ofMillis(200);
+
+	/** How often the reader asks the cluster for the topic's end, so that a topic gone or unreadable is noticed. */
+	private static final Duration PROBE_INTERVAL = Duration.ofSeconds(5);
+
+	private static final Duration FIRST_BACKOFF = Duration.ofMillis(200);
+
+	private static final Duration LAST_BACKOFF = Duration.ofSeconds(10);
 
 	private final ControlClients clients;
 
@@ -48,7 +61,11 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private volatile Thread thread;
 
+	private Admin admin;
+
 	private volatile boolean running;
+
+	private final AtomicReference<String> problem = new AtomicReference<>();
 
 	/**
 	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
@@ -97,7 +114,10 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	@Override
 	public List<LeaveRequest> leaveRequests() {
-		return this.leaves.values().stream().map(LeaveRecord::toLeaveRequest).toList();
+		return this.leaves.values().stream()
+			.filter((leave) -> !leave.cancelled())
+			.map(LeaveRecord::toLeaveRequest)
+			.toList();
 	}
 
 	@Override
@@ -123,36 +143,136 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		return Optional.ofNullable(this.epoch.get());
 	}
 
+	/**
+	 * Why the control topic cannot be read right now, if it cannot: the reader keeps trying, and the assignor and the
+	 * members keep the last view meanwhile.
+	 * @return the problem, empty while the topic is read
+	 */
+	public Optional<String> problem() {
+		return Optional.ofNullable(this.problem.get());
+	}
+
+	/**
+	 * Reads until closed. Any error (a timeout, a topic gone, an authorization error) is reported by
+	 * {@link #problem()} and logged, and the reader starts again with a new consumer after a back-off; the view read
+	 * so far is kept.
+	 */
 	private void read() {
-		KafkaConsumer<byte[], byte[]> reader = this.consumer;
+		Duration backoff = FIRST_BACKOFF;
 		try {
-			reader.assign(List.of(this.partition));
-			reader.seekToBeginning(List.of(this.partition));
-			long endAtStart = endOffset(reader);
 			while (this.running) {
-				for (ConsumerRecord<byte[], byte[]> record : reader.poll(POLL)) {
-					apply(record);
+				KafkaConsumer<byte[], byte[]> reader = this.consumer;
+				try {
+					readWith(reader);
 				}
-				if (this.caughtUp.getCount() > 0 && reader.position(this.partition) >= endAtStart) {
-					this.caughtUp.countDown();
+				catch (WakeupException | InterruptException ex) {
+					if (this.running) {
+						report(ex);
+					}
 				}
+				catch (RuntimeException ex) {
+					report(ex);
+				}
+				finally {
+					reader.close(Duration.ofSeconds(5));
+				}
+				if (!this.running || !pause(backoff)) {
+					return;
+				}
+				backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF
+						: backoff.multipliedBy(2);
+				this.consumer = this.clients.consumer();
 			}
-		}
-		catch (WakeupException ex) {
-			if (this.running) {
-				logger.warn("Control topic reader woken up while running", ex);
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.error("Control topic reader of {} stopped; the assignor keeps the last view", this.partition, ex);
 		}
 		finally {
-			reader.close(Duration.ofSeconds(5));
+			closeAdmin();
 		}
 	}
 
+	private void readWith(KafkaConsumer<byte[], byte[]> reader) {
+		reader.assign(List.of(this.partition));
+		reader.seekToBeginning(List.of(this.partition));
+		long endAtStart = endOffset(reader);
+		long nextProbe = System.nanoTime() + PROBE_INTERVAL.toNanos();
+		recovered();
+		while (this.running) {
+			for (ConsumerRecord<byte[], byte[]> record : reader.poll(POLL)) {
+				apply(record);
+			}
+			if (this.caughtUp.getCount() > 0 && reader.position(this.partition, POLL) >= endAtStart) {
+				this.caughtUp.countDown();
+			}
+			if (System.nanoTime() - nextProbe >= 0) {
+				probe(reader);
+				recovered();
+				nextProbe = System.nanoTime() + PROBE_INTERVAL.toNanos();
+			}
+		}
+	}
+
+	/**
+	 * A consumer only logs the fetch errors of a topic that is gone, and answers from its cached metadata: ask the
+	 * cluster.
+	 */
+	private void probe(KafkaConsumer<byte[], byte[]> reader) {
+		if (this.admin == null) {
+			this.admin = this.clients.admin();
+		}
+		try {
+			this.admin.describeTopics(List.of(this.partition.topic()))
+				.allTopicNames()
+				.get(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new InterruptException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof UnknownTopicOrPartitionException)
+					? new IllegalStateException("the topic does not exist (create it, or let incremental-rebalance "
+							+ "create it at start with incremental.rebalance.control.topic.create=true)")
+					: new IllegalStateException(String.valueOf(ex.getCause()), ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException("the cluster did not describe it within " + PROBE_INTERVAL, ex);
+		}
+		endOffset(reader);
+	}
+
 	private long endOffset(KafkaConsumer<byte[], byte[]> reader) {
-		return reader.endOffsets(List.of(this.partition)).getOrDefault(this.partition, 0L);
+		return reader.endOffsets(List.of(this.partition), PROBE_INTERVAL).getOrDefault(this.partition, 0L);
+	}
+
+	private void report(RuntimeException ex) {
+		String now = "control topic " + this.partition.topic() + " cannot be read: " + ex;
+		if (!now.equals(this.problem.getAndSet(now))) {
+			logger.warn("The {}; retrying with back-off, the last view is kept meanwhile", now);
+		}
+	}
+
+	private void recovered() {
+		if (this.problem.getAndSet(null) != null) {
+			logger.info("Control topic {} is read again", this.partition.topic());
+		}
+	}
+
+	private void closeAdmin() {
+		if (this.admin != null) {
+			this.admin.close(Duration.ofSeconds(5));
+			this.admin = null;
+		}
+	}
+
+	/**
+	 * Wait before the next attempt, or until closed.
+	 * @return false when closed meanwhile
+	 */
+	private boolean pause(Duration backoff) {
+		long until = System.nanoTime() + backoff.toNanos();
+		while (this.running && System.nanoTime() - until < 0) {
+			LockSupport.parkNanos(Math.min(until - System.nanoTime(), POLL.toNanos()));
+		}
+		return this.running;
 	}
 
 	private void apply(ConsumerRecord<byte[], byte[]> record) {
@@ -202,6 +322,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		}
 		this.running = false;
 		this.consumer.wakeup();
+		this.problem.set(null);
 		try {
 			this.thread.join(Duration.ofSeconds(10).toMillis());
 		}

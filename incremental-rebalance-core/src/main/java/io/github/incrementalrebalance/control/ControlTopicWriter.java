@@ -1,8 +1,10 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +30,8 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	private final String topic;
 
 	private final AtomicReference<PendingPlan> pendingPlan = new AtomicReference<>();
+
+	private final AtomicReference<String> planProblem = new AtomicReference<>();
 
 	private final ExecutorService planThread = Executors.newSingleThreadExecutor((task) -> {
 		Thread thread = new Thread(task, "incremental-rebalance-plan-writer");
@@ -82,29 +86,48 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		if (plan == null) {
 			return;
 		}
-		plan.records().forEach((record) -> warnOnFailure(record.key(), write(record)));
-		plan.tombstones().forEach((key) -> warnOnFailure(key, tombstone(key)));
-	}
-
-	private void warnOnFailure(String key, CompletableFuture<RecordMetadata> sent) {
-		sent.whenComplete((metadata, ex) -> {
-			if (ex != null) {
-				logger.warn("Could not publish {} to {}: {}", key, this.topic, ex.toString());
+		List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+		plan.records().forEach((record) -> sent.add(write(record)));
+		plan.tombstones().forEach((key) -> sent.add(tombstone(key)));
+		CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((done, ex) -> {
+			if (ex == null) {
+				if (this.planProblem.getAndSet(null) != null) {
+					logger.info("Plans are published to {} again", this.topic);
+				}
+				return;
+			}
+			String problem = "the last plan could not be published to " + this.topic + ": " + ex;
+			if (!problem.equals(this.planProblem.getAndSet(problem))) {
+				logger.warn("{}; members wait for an acknowledgement of their leave that does not come, and leave "
+						+ "without learners (no-learner-plan)", problem);
 			}
 		});
 	}
 
+	/**
+	 * Why the plans this instance computes as leader cannot be published, if the last one could not.
+	 * @return the problem, empty once a plan was published
+	 */
+	public Optional<String> problem() {
+		return Optional.ofNullable(this.planProblem.get());
+	}
+
 	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
 		CompletableFuture<RecordMetadata> written = new CompletableFuture<>();
-		this.producer.send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
-				(metadata, exception) -> {
-					if (exception != null) {
-						written.completeExceptionally(exception);
-					}
-					else {
-						written.complete(metadata);
-					}
-				});
+		try {
+			this.producer.send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
+					(metadata, exception) -> {
+						if (exception != null) {
+							written.completeExceptionally(exception);
+						}
+						else {
+							written.complete(metadata);
+						}
+					});
+		}
+		catch (RuntimeException ex) {
+			written.completeExceptionally(ex);
+		}
 		return written;
 	}
 

@@ -1,31 +1,94 @@
 package io.github.incrementalrebalance.control;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
 
 /**
- * {@code leave/<instance-id>}: an instance was asked to leave. Its tombstone cancels the request.
+ * {@code leave/<instance-id>}: an instance was asked to leave, or that leave was cancelled. A cancel is a record of
+ * its own ({@link #cancelled()}), never a tombstone: the leader removes leave records of members long gone, and a
+ * member that was briefly out of the group must not read that as a cancel.
+ * <p>
+ * Times in it are the requester's clock (the command line may run on another machine): they are shown, never
+ * compared with another clock, except the deadline by a leader (see {@link LeaveRequest}). The member measures its
+ * own bound as {@link #timeout()} from when it read the request.
  *
  * @param instanceId the leaving instance
  * @param incarnation the start of the instance the request is for; for any other start it is stale
+ * @param leaveId this request's identity, echoed by the plan of the leader that acts on it; a record of version 1
+ * has none and is given one derived from {@code requestedAt}
  * @param requestedAt when it was asked
  * @param deadline when it leaves even if its learners are not ready; empty to wait however long
  * @param source who asked (endpoint, command line, shutdown)
+ * @param cancelled whether the leave {@code leaveId} was cancelled
  */
-public record LeaveRecord(String instanceId, String incarnation, Instant requestedAt, Optional<Instant> deadline,
-		String source) implements ControlRecord {
+public record LeaveRecord(String instanceId, String incarnation, String leaveId, Instant requestedAt,
+		Optional<Instant> deadline, String source, boolean cancelled) implements ControlRecord {
 
 	static final String KEY_PREFIX = "leave/";
 
 	public LeaveRecord {
 		Objects.requireNonNull(instanceId, "instanceId");
 		Objects.requireNonNull(incarnation, "incarnation");
+		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(requestedAt, "requestedAt");
 		Objects.requireNonNull(deadline, "deadline");
 		Objects.requireNonNull(source, "source");
+	}
+
+	/**
+	 * A request that is not cancelled.
+	 * @param instanceId the leaving instance
+	 * @param incarnation the start of the instance the request is for
+	 * @param requestedAt when it was asked, on the requester's clock
+	 * @param timeout how long the member may wait for its learners; empty to wait however long
+	 * @param source who asked
+	 * @return the record, with a new identity
+	 */
+	public static LeaveRecord request(String instanceId, String incarnation, Instant requestedAt,
+			Optional<Duration> timeout, String source) {
+		return new LeaveRecord(instanceId, incarnation, newLeaveId(), requestedAt, timeout.map(requestedAt::plus),
+				source, false);
+	}
+
+	/**
+	 * The cancel of this request.
+	 * @param source who cancels
+	 * @return the record that cancels it
+	 */
+	public LeaveRecord cancel(String source) {
+		return new LeaveRecord(this.instanceId, this.incarnation, this.leaveId, this.requestedAt, this.deadline,
+				source, true);
+	}
+
+	/**
+	 * A new request identity.
+	 * @return a random id, unique among the leaves of a group in practice
+	 */
+	public static String newLeaveId() {
+		return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+	}
+
+	/**
+	 * The identity given to a request that was written without one (record version 1).
+	 * @param requestedAt when it was asked
+	 * @return the derived identity
+	 */
+	static String legacyLeaveId(Instant requestedAt) {
+		return "v1-" + requestedAt.toEpochMilli();
+	}
+
+	/**
+	 * How long the requester gave the member, from the request's own two times (one clock).
+	 * @return the timeout, empty to wait however long
+	 */
+	public Optional<Duration> timeout() {
+		return this.deadline.map((until) -> Duration.between(this.requestedAt, until))
+			.map((timeout) -> timeout.isNegative() ? Duration.ZERO : timeout);
 	}
 
 	public static String keyOf(String instanceId) {
@@ -42,7 +105,7 @@ public record LeaveRecord(String instanceId, String incarnation, Instant request
 	 * @return the leave request
 	 */
 	public LeaveRequest toLeaveRequest() {
-		return new LeaveRequest(this.instanceId, this.incarnation, this.deadline);
+		return new LeaveRequest(this.instanceId, this.incarnation, this.leaveId, this.deadline);
 	}
 
 }

@@ -26,7 +26,7 @@ public final class PlanPublisher implements PlanListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
 
-	/** How long a leave record of an id that is not in the group is kept. */
+	/** How long a leave record is kept while the start of the member it names is absent from the group. */
 	static final Duration GONE_FOR = Duration.ofMinutes(10);
 
 	private final ControlTopicWriter writer;
@@ -34,6 +34,8 @@ public final class PlanPublisher implements PlanListener {
 	private final ControlTopicReader reader;
 
 	private final Set<String> warnedStale = ConcurrentHashMap.newKeySet();
+
+	private final Map<String, Instant> absentSince = new ConcurrentHashMap<>();
 
 	private final String leader;
 
@@ -75,6 +77,9 @@ public final class PlanPublisher implements PlanListener {
 		Map<String, String> incarnations = new HashMap<>();
 		plan.members().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
 		for (LeaveRecord leave : this.reader.leaveRecords().values()) {
+			if (leave.cancelled()) {
+				continue;
+			}
 			String current = incarnations.get(leave.instanceId());
 			if (current != null && !current.equals(leave.incarnation())
 					&& this.warnedStale.add(leave.instanceId() + "/" + leave.incarnation())) {
@@ -85,14 +90,27 @@ public final class PlanPublisher implements PlanListener {
 	}
 
 	/**
-	 * Leave records outlive their members (a pod that crashed while leaving): the leader tombstones those of ids
-	 * absent from the group for longer than {@link #GONE_FOR}, judged by when the leave was asked.
+	 * Leave records outlive their members (a pod that crashed while leaving): the leader tombstones those whose
+	 * member start has been absent from the group for longer than {@link #GONE_FOR}. Absence is measured on this
+	 * leader's clock from when it first planned without that start, never from the request's time (another machine's
+	 * clock, and a drain of a large state may rightly take longer); a leader that takes over counts anew.
 	 */
 	private List<String> leavesOfLongGoneMembers(Plan plan, Instant now) {
-		Set<String> present = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
-		return this.reader.leaveRecords().values().stream()
-			.filter((leave) -> !present.contains(leave.instanceId()))
-			.filter((leave) -> leave.requestedAt().plus(GONE_FOR).isBefore(now))
+		Set<String> present = plan.members().stream()
+			.map((member) -> member.instanceId() + "/" + member.incarnation())
+			.collect(Collectors.toSet());
+		Map<String, LeaveRecord> leaves = this.reader.leaveRecords();
+		Set<String> absent = leaves.values().stream()
+			.map((leave) -> leave.instanceId() + "/" + leave.incarnation())
+			.filter((start) -> !present.contains(start))
+			.collect(Collectors.toSet());
+		this.absentSince.keySet().retainAll(absent);
+		absent.forEach((start) -> this.absentSince.putIfAbsent(start, now));
+		return leaves.values().stream()
+			.filter((leave) -> {
+				Instant since = this.absentSince.get(leave.instanceId() + "/" + leave.incarnation());
+				return since != null && since.plus(GONE_FOR).isBefore(now);
+			})
 			.map(LeaveRecord::key)
 			.toList();
 	}

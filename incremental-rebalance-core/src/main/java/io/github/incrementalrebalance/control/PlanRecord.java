@@ -25,11 +25,12 @@ import io.github.incrementalrebalance.assignor.MemberPlan;
  * @param beingLearned tasks it runs while their learner warms up elsewhere
  * @param standby its standby replicas
  * @param leaving whether it asked to leave
+ * @param leaveId the leave request the plan acts on; empty when not leaving, and in plans of version 1
  * @param handOver why it should leave the group now, if it should
  */
 public record PlanRecord(String instanceId, String incarnation, long epoch, List<String> active, Map<String, Long> learning,
 		List<String> ready, List<String> beingLearned, List<String> standby, boolean leaving,
-		Optional<HandOverReason> handOver) implements ControlRecord {
+		Optional<String> leaveId, Optional<HandOverReason> handOver) implements ControlRecord {
 
 	static final String KEY_PREFIX = "plan/";
 
@@ -41,7 +42,18 @@ public record PlanRecord(String instanceId, String incarnation, long epoch, List
 		ready = List.copyOf(ready);
 		beingLearned = List.copyOf(beingLearned);
 		standby = List.copyOf(standby);
+		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(handOver, "handOver");
+	}
+
+	/**
+	 * Whether this plan acts on a leave request: the one named, or, in a plan written without the echo (version 1),
+	 * any leave of the member.
+	 * @param leaveId the request
+	 * @return true when the leader acted on it
+	 */
+	public boolean actsOn(String leaveId) {
+		return this.leaving && this.leaveId.map(leaveId::equals).orElse(true);
 	}
 
 	/**
@@ -55,7 +67,7 @@ public record PlanRecord(String instanceId, String incarnation, long epoch, List
 		plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
 		return new PlanRecord(plan.instanceId(), plan.incarnation(), at.toEpochMilli(), names(plan.active()), learning,
 				plan.learning().values().stream().filter(Learner::ready).map((l) -> l.task().toString()).toList(),
-				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.handOver());
+				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.leaveId(), plan.handOver());
 	}
 
 	private static List<String> names(Collection<?> tasks) {

@@ -6,10 +6,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
+import io.github.incrementalrebalance.assignor.HandOverReason;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
@@ -19,11 +22,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leave state machine of one member: STABLE -> LEAVING -> DRAINED (or FORCED at the deadline) -> CLOSED, and
- * LEAVING -> STABLE on cancel. Leaving writes {@code leave/<id>} and asks for a rebalance; until a plan lists the
- * member as leaving (the leader had not read the record yet) it asks again, backing off; if no learner-capable
- * leader ever answers, it leaves at once. When the plan says hand-over it leaves the group, and one rebalance moves
- * every task to its learner.
+ * The leave state machine of one member: STABLE -> LEAVING -> DRAINED, FORCED or LEFT_WITHOUT_LEARNERS -> CLOSED, and
+ * LEAVING -> STABLE on cancel. How a leave ended is its {@link DrainOutcome}; only a hand-over to ready learners is
+ * DRAINED.
+ * <p>
+ * Leaving writes {@code leave/<id>} with a new leave id and asks for a rebalance. The leave counts as acknowledged only
+ * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
+ * scale-down timeout, how long it waits for an acknowledgement) runs on its own clock from when it read the request:
+ * the requester may be another machine. Only an explicit cancel record of this leave cancels it; a leave record that
+ * disappears (the leader's housekeeping) is written again.
  */
 final class Drain {
 
@@ -49,6 +56,8 @@ final class Drain {
 
 	private final Runnable closeStreams;
 
+	private final IntSupplier statefulTasks;
+
 	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
 
 	private final Duration unansweredLimit;
@@ -59,7 +68,11 @@ final class Drain {
 
 	private volatile Optional<Instant> deadline = Optional.empty();
 
-	private Instant requestedAt;
+	private volatile Optional<DrainOutcome> outcome = Optional.empty();
+
+	private LeaveRecord leave;
+
+	private Instant seenAt;
 
 	private Instant nextRetry;
 
@@ -69,7 +82,9 @@ final class Drain {
 
 	private boolean recordSeen;
 
-	private Instant cancelledRequest = Instant.MIN;
+	private boolean rewriting;
+
+	private String stayedFrom;
 
 	private int generationAtRequest;
 
@@ -77,20 +92,29 @@ final class Drain {
 
 	private Instant unansweredSince;
 
+	/**
+	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
+	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
-			LeaveOnClose leaveOnClose, Runnable closeStreams, Duration unansweredLimit, Clock clock) {
+			LeaveOnClose leaveOnClose, Runnable closeStreams, IntSupplier statefulTasks, Duration unansweredLimit,
+			Clock clock) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
 		this.closeStreams = closeStreams;
+		this.statefulTasks = statefulTasks;
 		this.unansweredLimit = unansweredLimit;
 		this.clock = clock;
 	}
 
 	MemberState state() {
 		return this.state;
+	}
+
+	Optional<DrainOutcome> outcome() {
+		return this.outcome;
 	}
 
 	void addStateListener(Consumer<MemberState> listener) {
@@ -109,42 +133,56 @@ final class Drain {
 		}
 	}
 
+	/**
+	 * When the member leaves even if its learners are not ready, on its own clock.
+	 * @return the deadline, if the leave has one
+	 */
 	Optional<Instant> deadline() {
 		return this.deadline;
 	}
 
 	/**
-	 * Start leaving; a repeat changes nothing.
+	 * Start leaving: write the request and wait until the cluster has it (no lock is held meanwhile); a repeat changes
+	 * nothing.
 	 * @param timeout this leave's scale-down timeout, if any
 	 * @param source who asked
+	 * @param learnersPossible false when this member cannot be drained through learners (it runs Kafka's own
+	 * assignor): it then leaves at once, and says so
 	 * @return whether this call started the leave
+	 * @throws IllegalStateException when the request cannot be written
 	 */
-	synchronized boolean leave(Optional<Duration> timeout, String source) {
-		if (this.state != MemberState.STABLE) {
-			return false;
+	boolean leave(Optional<Duration> timeout, String source, boolean learnersPossible) {
+		LeaveRecord request;
+		synchronized (this) {
+			if (this.state != MemberState.STABLE) {
+				return false;
+			}
+			// the control record keeps milliseconds
+			request = LeaveRecord.request(this.identity.instanceId(), this.identity.incarnation(),
+					this.clock.instant().truncatedTo(ChronoUnit.MILLIS), timeout, source);
 		}
-		// the control record keeps milliseconds: compare like with like when the record is read back
-		Instant now = this.clock.instant().truncatedTo(ChronoUnit.MILLIS);
-		Optional<Instant> until = timeout.map(now::plus);
-		try {
-			this.writer.write(new LeaveRecord(this.identity.instanceId(), this.identity.incarnation(), now, until,
-					source)).get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		await(this.writer.write(request), "write the leave request");
+		synchronized (this) {
+			boolean readBackFirst = this.state == MemberState.LEAVING && this.leave.leaveId().equals(request.leaveId());
+			if (this.state != MemberState.STABLE && !readBackFirst) {
+				return false;
+			}
+			if (!readBackFirst) {
+				startLeaving(request);
+			}
+			if (!learnersPossible) {
+				finish(DrainOutcome.of(DrainOutcome.Reason.OWN_MODE_UPGRADING, this.statefulTasks.getAsInt()));
+			}
+			return true;
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while writing the leave request", ex);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Cannot write the leave request to the control topic: " + ex, ex);
-		}
-		startLeaving(now, until, source);
-		return true;
 	}
 
-	private void startLeaving(Instant requested, Optional<Instant> until, String source) {
+	private void startLeaving(LeaveRecord request) {
 		Instant now = this.clock.instant();
-		this.requestedAt = requested;
-		this.deadline = until;
+		this.leave = request;
+		this.seenAt = now;
+		this.deadline = request.timeout().map(now::plus);
+		this.outcome = Optional.empty();
 		this.confirmed = false;
 		this.recordSeen = false;
 		this.retry = FIRST_RETRY;
@@ -153,88 +191,91 @@ final class Drain {
 		this.epochAtRequest = planEpoch();
 		this.unansweredSince = null;
 		moveTo(MemberState.LEAVING);
-		logger.info("{} is leaving (deadline {}), asked by {}", this.identity.instanceId(),
-				until.map(Instant::toString).orElse("none"), source);
+		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
+				request.timeout().map(Duration::toString).orElse("none"), request.source());
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving");
 	}
 
 	/**
-	 * Cancel a leave that has not finished: tasks already moved stay moved.
+	 * Cancel a leave that has not finished (tasks already moved stay moved): write the cancel record and wait until
+	 * the cluster has it, so that the leader cannot go on draining a member that reports STABLE.
 	 * @return whether a leave was cancelled
+	 * @throws IllegalStateException when the cancel cannot be written (the member stays LEAVING)
 	 */
-	synchronized boolean cancel() {
-		if (this.state != MemberState.LEAVING) {
-			return false;
+	boolean cancel() {
+		LeaveRecord cancel;
+		synchronized (this) {
+			if (this.state != MemberState.LEAVING) {
+				return false;
+			}
+			cancel = this.leave.cancel("member");
 		}
-		this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
-		stay();
-		return true;
+		await(this.writer.write(cancel), "write the cancel of the leave");
+		synchronized (this) {
+			if (this.state == MemberState.LEAVING && this.leave.leaveId().equals(cancel.leaveId())) {
+				stay();
+			}
+			return true;
+		}
 	}
 
 	private void stay() {
-		this.cancelledRequest = this.requestedAt;
-		moveTo(MemberState.STABLE);
+		this.stayedFrom = this.leave.leaveId();
 		this.deadline = Optional.empty();
-		logger.info("{} cancelled its leave", this.identity.instanceId());
+		moveTo(MemberState.STABLE);
+		logger.info("{} cancelled its leave {}", this.identity.instanceId(), this.stayedFrom);
 		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " stays");
 	}
 
 	/**
 	 * Follow the control topic: a leave record for this start of the member written elsewhere (the command line)
-	 * starts the leave; its tombstone cancels it. Then move the leave on.
+	 * starts the leave, its cancel record cancels it. Then move the leave on.
 	 */
 	synchronized void check() {
 		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId())
 			.filter((leave) -> leave.incarnation().equals(this.identity.incarnation()));
 		if (this.state == MemberState.STABLE) {
-			record.filter((leave) -> !leave.requestedAt().equals(this.cancelledRequest)).ifPresent((leave) -> {
-				startLeaving(leave.requestedAt(), leave.deadline(), leave.source());
-				this.recordSeen = true;
-			});
+			record.filter((leave) -> !leave.cancelled() && !leave.leaveId().equals(this.stayedFrom))
+				.ifPresent((leave) -> {
+					startLeaving(leave);
+					this.recordSeen = true;
+				});
 			return;
 		}
 		if (this.state != MemberState.LEAVING) {
 			return;
 		}
-		if (record.isPresent()) {
-			this.recordSeen = true;
-		}
-		else if (this.recordSeen) {
-			stay();
+		if (followRecord(record)) {
 			return;
 		}
 		Instant now = this.clock.instant();
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
-			.filter((own) -> own.incarnation().equals(this.identity.incarnation()) && own.leaving());
+			.filter((own) -> own.incarnation().equals(this.identity.incarnation()) && own.actsOn(this.leave.leaveId()));
 		if (plan.isPresent()) {
 			this.confirmed = true;
-			if (plan.get().handOver().isPresent()) {
-				logger.info("{} hands over ({}): leaving the group", this.identity.instanceId(),
-						plan.get().handOver().get());
-				finish(MemberState.DRAINED);
+			Optional<HandOverReason> handOver = plan.get().handOver();
+			if (handOver.isPresent()) {
+				DrainOutcome.Reason reason = outcomeOf(handOver.get());
+				// tasks still being learned wait for a learner; without learners every stateful task moves cold
+				finish(DrainOutcome.of(reason, (reason.kind() == DrainOutcome.Kind.LEFT_WITHOUT_LEARNERS)
+						? this.statefulTasks.getAsInt() : plan.get().beingLearned().size()));
 				return;
 			}
 		}
 		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
-			logger.warn("{} reached its scale-down timeout: leaving with tasks whose learners are not ready",
-					this.identity.instanceId());
-			finish(MemberState.FORCED);
+			finish(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED,
+					plan.map((own) -> own.beingLearned().size()).orElseGet(this.statefulTasks::getAsInt)));
 			return;
 		}
 		if (!this.confirmed && leaderCannotLearn(now)) {
-			logger.warn("{}'s leave was answered by a rebalance without a learner plan: the leader runs Kafka's own "
-					+ "assignor (mode upgrading); leaving at once", this.identity.instanceId());
-			finish(MemberState.DRAINED);
+			finish(DrainOutcome.of(DrainOutcome.Reason.NO_LEARNER_PLAN, this.statefulTasks.getAsInt()));
+			return;
+		}
+		if (!this.confirmed && !now.isBefore(this.seenAt.plus(this.unansweredLimit))) {
+			finish(DrainOutcome.of(DrainOutcome.Reason.UNANSWERED, this.statefulTasks.getAsInt()));
 			return;
 		}
 		if (!this.confirmed && !now.isBefore(this.nextRetry)) {
-			if (!now.isBefore(this.requestedAt.plus(this.unansweredLimit))) {
-				logger.warn("No leader answered {}'s leave with a learner plan within {} (the leader may run Kafka's "
-						+ "own assignor or mode upgrading): leaving at once", this.identity.instanceId(),
-						this.unansweredLimit);
-				finish(MemberState.DRAINED);
-				return;
-			}
 			this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving (retry)");
 			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
 					: this.retry.multipliedBy(2);
@@ -243,8 +284,61 @@ final class Drain {
 	}
 
 	/**
+	 * Follow this start's leave record while leaving.
+	 * @return true when the leave is over (cancelled)
+	 */
+	private boolean followRecord(Optional<LeaveRecord> record) {
+		if (record.isEmpty()) {
+			if (this.recordSeen && !this.rewriting) {
+				logger.warn("The leave record of {} disappeared from the control topic while it is leaving (removed by a "
+						+ "leader's housekeeping, or a tombstone written by hand); writing it again: only a cancel "
+						+ "ends a leave", this.identity.instanceId());
+				this.rewriting = true;
+				LeaveRecord again = this.leave;
+				// never under this lock: a send can wait for the cluster's metadata
+				CompletableFuture.runAsync(() -> this.writer.write(again)
+					.whenComplete((written, failure) -> rewritten(failure)));
+			}
+			return false;
+		}
+		LeaveRecord read = record.get();
+		if (!read.leaveId().equals(this.leave.leaveId())) {
+			if (!read.cancelled()) {
+				logger.info("{} was asked to leave again (leave {}): it follows the new request",
+						this.identity.instanceId(), read.leaveId());
+				startLeaving(read);
+				this.recordSeen = true;
+			}
+			return false;
+		}
+		this.recordSeen = true;
+		if (read.cancelled()) {
+			stay();
+			return true;
+		}
+		return false;
+	}
+
+	private synchronized void rewritten(Throwable failure) {
+		this.rewriting = false;
+		if (failure != null) {
+			logger.warn("Could not write the leave record of {} again; retrying at the next check",
+					this.identity.instanceId(), failure);
+		}
+	}
+
+	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver) {
+		return switch (handOver) {
+			case LEARNERS_READY -> DrainOutcome.Reason.LEARNERS_READY;
+			case DEADLINE_PASSED -> DrainOutcome.Reason.DEADLINE_PASSED;
+			case NO_OTHER_MEMBER -> DrainOutcome.Reason.NO_OTHER_MEMBER;
+			case LEARNERS_UNAVAILABLE -> DrainOutcome.Reason.MIXED_MODES;
+		};
+	}
+
+	/**
 	 * A rebalance completed after the leave request, yet no leader published a plan since: after a short grace for
-	 * the plan to be read, the leader is taken to run Kafka's own assignor.
+	 * the plan to be read, the leader is taken to run without learners.
 	 */
 	private boolean leaderCannotLearn(Instant now) {
 		boolean rebalanced = this.trigger.observedGeneration() > this.generationAtRequest;
@@ -262,16 +356,47 @@ final class Drain {
 		return this.reader.planEpoch().map(PlanEpoch::epoch).orElse(-1L);
 	}
 
-	private void finish(MemberState how) {
-		moveTo(how);
+	private void finish(DrainOutcome how) {
+		this.outcome = Optional.of(how);
+		this.deadline = Optional.empty();
+		if (how.kind() == DrainOutcome.Kind.DRAINED) {
+			logger.info("{} hands over, leaving the group: {}", this.identity.instanceId(), how.describe());
+		}
+		else {
+			logger.warn("{} leaves the group, {}", this.identity.instanceId(), how.describe());
+		}
+		moveTo(how.state());
 		this.leaveOnClose.markDrained();
+		String leaveKey = LeaveRecord.keyOf(this.identity.instanceId());
 		Thread closer = new Thread(() -> {
-			this.closeStreams.run();
-			this.writer.tombstone(LeaveRecord.keyOf(this.identity.instanceId()));
-			moveTo(MemberState.CLOSED);
-			logger.info("{} is closed ({} before)", this.identity.instanceId(), how);
+			try {
+				this.closeStreams.run();
+			}
+			finally {
+				this.writer.tombstone(leaveKey).whenComplete((done, failure) -> {
+					if (failure != null) {
+						logger.warn("Could not remove the leave record of {}; a leader removes it once the member is "
+								+ "gone", this.identity.instanceId(), failure);
+					}
+				});
+				moveTo(MemberState.CLOSED);
+				logger.info("{} is closed ({})", this.identity.instanceId(), how.kind().word());
+			}
 		}, "incremental-rebalance-close-" + this.identity.instanceId());
 		closer.start();
+	}
+
+	private static void await(CompletableFuture<?> write, String what) {
+		try {
+			write.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while trying to " + what, ex);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Cannot " + what + " to the control topic: " + ex, ex);
+		}
 	}
 
 }

@@ -30,7 +30,10 @@ public class LeaveRefusedException extends RuntimeException {
 		DUPLICATE_INSTANCE_ID,
 
 		/** The control topic cannot be written. */
-		CONTROL_TOPIC_UNAVAILABLE
+		CONTROL_TOPIC_UNAVAILABLE,
+
+		/** No other member of the group would stay: its tasks would have nowhere to go (ask again with force). */
+		LAST_STABLE_MEMBER
 
 	}
 

@@ -32,6 +32,7 @@ import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.PlanRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -75,7 +76,9 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private final LearnerConfig config;
 
-	private final MemberIdentity identity;
+	private volatile MemberIdentity identity;
+
+	private boolean rackWarned;
 
 	private final String controlTopic;
 
@@ -91,9 +94,9 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private KafkaStreams streams;
 
-	private Drain drain;
+	private volatile Drain drain;
 
-	private LearnerWatcher watcher;
+	private volatile LearnerWatcher watcher;
 
 	private StoreTasks storeTasks;
 
@@ -189,8 +192,11 @@ public final class MemberRuntime implements AutoCloseable {
 	 * incremental
 	 * @throws org.apache.kafka.common.config.ConfigException when it selects {@code group.protocol=streams}
 	 */
-	public Properties configure(Properties properties) {
+	public synchronized Properties configure(Properties properties) {
 		LearnerConfig.requireClassicGroupProtocol(properties, "the Kafka Streams config");
+		if (this.streams != null) {
+			renewIncarnation();
+		}
 		Properties configured = new Properties();
 		configured.putAll(properties);
 		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
@@ -201,7 +207,10 @@ public final class MemberRuntime implements AutoCloseable {
 						+ LearnerTaskAssignor.class.getName() + "; remove it, or use mode upgrading");
 			}
 			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
-			warnOfRackAwareStrategy(properties);
+			if (!this.rackWarned) {
+				this.rackWarned = true;
+				warnOfRackAwareStrategy(properties);
+			}
 		}
 		this.identity.clientTags()
 			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
@@ -210,6 +219,23 @@ public final class MemberRuntime implements AutoCloseable {
 				new PlanPublisher(this.writer, this.reader, this.identity.instanceId(), this.clock));
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
 		return configured;
+	}
+
+	/**
+	 * A Kafka Streams built again with this runtime (after a drain with {@code stop-streams}, or a stop and start of
+	 * the application's Kafka Streams) is a new start of the member: a new incarnation, so that no leave, plan or
+	 * drained flag of the earlier start applies to it.
+	 */
+	private void renewIncarnation() {
+		MemberIdentity earlier = this.identity;
+		stopChecks();
+		this.identity = MemberIdentity.newIncarnation(earlier.instanceId(), earlier.mode(), this.clock.instant());
+		this.streams = null;
+		this.clientSupplier = null;
+		this.drain = null;
+		this.watcher = null;
+		logger.info("{} starts again as incarnation {} (was {})", earlier.instanceId(), this.identity.incarnation(),
+				earlier.incarnation());
 	}
 
 	private static void warnOfRackAwareStrategy(Properties properties) {
@@ -252,7 +278,8 @@ public final class MemberRuntime implements AutoCloseable {
 				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
 				heartbeatInterval().multipliedBy(2), this.clock);
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
-				this.clientSupplier.leaveOnClose(), this::closeStreams, UNANSWERED_LEAVE, this.clock);
+				this.clientSupplier.leaveOnClose(), this::closeStreams, this::statefulActiveTasks, UNANSWERED_LEAVE,
+				this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
 	}
@@ -291,23 +318,40 @@ public final class MemberRuntime implements AutoCloseable {
 			logger.warn("Control topic {} not read to its end within 30 s; continuing with what was read",
 					this.controlTopic);
 		}
-		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+		// two threads: the leave's bounds never wait behind the learners' lag reads, which ask the cluster
+		this.scheduler = Executors.newScheduledThreadPool(2, (task) -> {
 			Thread thread = new Thread(task, "incremental-rebalance-member-" + this.identity.instanceId());
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.scheduler.scheduleWithFixedDelay(this::check, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+		this.scheduler.scheduleWithFixedDelay(this::checkLeave, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
 				TimeUnit.MILLISECONDS);
+		this.scheduler.scheduleWithFixedDelay(this::checkLearners, CHECK_INTERVAL.toMillis(),
+				CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 	/**
-	 * Ask this member to leave: it hands its tasks over to warm learners, then leaves the group and closes Kafka
-	 * Streams. In mode upgrading it closes at once with a real leave-group.
+	 * Ask this member to leave, unless no other member would stay (see {@link #leave(Optional, String, boolean)}).
 	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
 	 * @param source who asks, for the record
 	 * @return whether this call started the leave (false for a repeat)
 	 */
 	public boolean leave(Optional<Duration> timeout, String source) {
+		return leave(timeout, source, false);
+	}
+
+	/**
+	 * Ask this member to leave: it hands its tasks over to warm learners, then leaves the group and closes Kafka
+	 * Streams; {@link #drainOutcome()} then says how it went. In mode upgrading it closes at once with a real
+	 * leave-group, and says so.
+	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
+	 * @param source who asks, for the record
+	 * @param force leave even when the last plan shows no other member that would stay (its tasks then have nowhere to
+	 * go)
+	 * @return whether this call started the leave (false for a repeat)
+	 * @throws LeaveRefusedException when the leave cannot start, with the reason
+	 */
+	public boolean leave(Optional<Duration> timeout, String source, boolean force) {
 		if (this.drain == null) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING,
 					"Kafka Streams of " + this.identity.instanceId() + " has not started", null);
@@ -320,18 +364,26 @@ public final class MemberRuntime implements AutoCloseable {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING, "Kafka Streams of "
 					+ this.identity.instanceId() + " is " + streamsState + ": only a running instance can leave", null);
 		}
+		Optional<String> unreadable = this.reader.problem();
+		if (unreadable.isPresent()) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, "The "
+					+ unreadable.get() + ": no plan could acknowledge the leave of " + this.identity.instanceId()
+					+ ", so it would leave without learners; ask again once the control topic is readable", null);
+		}
 		if (hasDuplicateInstanceId()) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.DUPLICATE_INSTANCE_ID, "Instance id "
 					+ this.identity.instanceId() + " is used by two live members (see the group plan): give each its "
 					+ "own incremental.rebalance.instance.id before asking one to leave", null);
 		}
-		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
-		if (this.config.rebalancingMode() == RebalancingMode.UPGRADING) {
-			logger.info("{} runs mode upgrading: no learners, leaving at once", this.identity.instanceId());
-			bound = Optional.of(Duration.ZERO);
+		if (!force && isLastStableMember()) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.LAST_STABLE_MEMBER, "No other member of "
+					+ applicationId() + " would stay in the group (last plan): the tasks of " + this.identity.instanceId()
+					+ " would have nowhere to go and restore from scratch when an instance comes back. Start another "
+					+ "instance first, or ask again with force to leave anyway", null);
 		}
+		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
 		try {
-			return this.drain.leave(bound, source);
+			return this.drain.leave(bound, source, this.config.rebalancingMode() == RebalancingMode.INCREMENTAL);
 		}
 		catch (IllegalStateException ex) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
@@ -346,8 +398,57 @@ public final class MemberRuntime implements AutoCloseable {
 		return String.valueOf(this.streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG));
 	}
 
+	/**
+	 * Cancel this member's leave if it has not finished; tasks already moved stay moved.
+	 * @return whether a leave was cancelled
+	 * @throws LeaveRefusedException when the cancel cannot be written to the control topic (the member stays leaving)
+	 */
 	public boolean cancel() {
-		return this.drain != null && this.drain.cancel();
+		try {
+			return this.drain != null && this.drain.cancel();
+		}
+		catch (IllegalStateException ex) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Why this member cannot do its job right now, if it cannot: the control topic cannot be read, or the plans it
+	 * computes as leader cannot be published.
+	 * @return the problem, empty when none
+	 */
+	public Optional<String> controlTopicProblem() {
+		return this.reader.problem().or(this.writer::problem);
+	}
+
+	/**
+	 * How the last leave of this member ended.
+	 * @return the outcome, empty while not left (stable, leaving, or cancelled)
+	 */
+	public Optional<DrainOutcome> drainOutcome() {
+		return (this.drain != null) ? this.drain.outcome() : Optional.empty();
+	}
+
+	/**
+	 * Whether the last plan shows no other member that is not leaving; false while no plan is known.
+	 */
+	private boolean isLastStableMember() {
+		Optional<PlanEpoch> epoch = this.reader.planEpoch();
+		if (epoch.isEmpty()) {
+			return false;
+		}
+		long current = epoch.get().epoch();
+		return this.reader.plans().values().stream()
+			.filter((plan) -> plan.epoch() == current)
+			.filter((plan) -> !plan.instanceId().equals(this.identity.instanceId()))
+			.noneMatch((plan) -> !plan.leaving());
+	}
+
+	private int statefulActiveTasks() {
+		return (int) this.streams.metadataForLocalThreads().stream()
+			.flatMap((thread) -> thread.activeTasks().stream())
+			.filter((task) -> !this.storeTasks.storesOf(task.taskId()).isEmpty())
+			.count();
 	}
 
 	/**
@@ -406,7 +507,7 @@ public final class MemberRuntime implements AutoCloseable {
 		return (this.drain != null) ? this.drain.deadline() : Optional.empty();
 	}
 
-	private void check() {
+	private void checkLeave() {
 		if (!this.duplicateReported && hasDuplicateInstanceId()) {
 			this.duplicateReported = true;
 			logger.error("Another live member uses instance id {}: the operator cannot tell them apart, and a leave "
@@ -414,12 +515,22 @@ public final class MemberRuntime implements AutoCloseable {
 		}
 		try {
 			this.drain.check();
-			if (this.drain.state() == MemberState.STABLE || this.drain.state() == MemberState.LEAVING) {
-				this.watcher.check();
-			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Member check of {} failed", this.identity.instanceId(), ex);
+			logger.warn("Leave check of {} failed", this.identity.instanceId(), ex);
+		}
+	}
+
+	private void checkLearners() {
+		MemberState state = this.drain.state();
+		if (state != MemberState.STABLE && state != MemberState.LEAVING) {
+			return;
+		}
+		try {
+			this.watcher.check();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Learner check of {} failed", this.identity.instanceId(), ex);
 		}
 	}
 
@@ -465,11 +576,15 @@ public final class MemberRuntime implements AutoCloseable {
 	 * {@link #start} can run again for the next Kafka Streams built with this runtime.
 	 */
 	public synchronized void stop() {
+		stopChecks();
+		this.reader.close();
+	}
+
+	private void stopChecks() {
 		if (this.scheduler != null) {
 			this.scheduler.shutdownNow();
 			this.scheduler = null;
 		}
-		this.reader.close();
 	}
 
 	@Override

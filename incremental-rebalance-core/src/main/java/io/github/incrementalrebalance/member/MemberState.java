@@ -17,6 +17,12 @@ public enum MemberState {
 	/** Its scale-down timeout passed first: it leaves anyway, its tasks go to their most caught-up learners. */
 	FORCED,
 
+	/**
+	 * It left without learners being placed for it (no learner-capable leader, no other member, ...): its stateful tasks
+	 * restore on their new owners. The member's drain outcome says why.
+	 */
+	LEFT_WITHOUT_LEARNERS,
+
 	/** Kafka Streams is closed ({@code NOT_RUNNING}) and the member is out of the group. */
 	CLOSED
 

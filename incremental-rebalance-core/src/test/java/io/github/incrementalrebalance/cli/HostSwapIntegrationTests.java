@@ -5,8 +5,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
@@ -16,6 +19,7 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,7 +62,7 @@ class HostSwapIntegrationTests {
 			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
 			StreamsInstance new1 = launcher.instance("new-1").memberRuntime().start();
 			StreamsInstance new2 = launcher.instance("new-2").memberRuntime().start();
-			await("the new instances took a share").atMost(Duration.ofMinutes(1))
+			await("the new instances took a share").atMost(Duration.ofMinutes(2))
 				.until(() -> StreamsInstance.allRunning(old1, old2, new1, new2) && !new1.activeTasks().isEmpty()
 						&& !new2.activeTasks().isEmpty());
 
@@ -67,6 +71,11 @@ class HostSwapIntegrationTests {
 			assertThat(list).contains("old-1").contains("old-2").contains("new-1").contains("new-2");
 			run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", applicationId,
 					"--instance-id", "gone-9");
+			String everyone = run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+					applicationId, "--instance-id", "old-1,old-2,new-1,new-2");
+			assertThat(everyone).contains("no member of host-swap would stay in the group").contains("--force");
+			assertThat(old1.runtime().state()).as("nothing written").isEqualTo(MemberState.STABLE);
+			Set<TaskId> ofOld = StreamsInstance.activeTasksOf(old1, old2);
 			String leave = run(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId, "--instance-id", "old-1,old-2", "--timeout", "2m");
 			assertThat(leave).contains("old-1: leaving").contains("old-2: leaving");
@@ -77,6 +86,12 @@ class HostSwapIntegrationTests {
 			await("the new instances run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(new1, new2)
 						&& StreamsInstance.activeTasksOf(new1, new2).size() == PARTITIONS);
+			assertThat(List.of(old1, old2)).allSatisfy((old) -> assertThat(old.runtime().drainOutcome())
+				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0)));
+			assertThat(ofOld).isNotEmpty().allSatisfy((task) -> assertThat(
+					new1.restoredRecords().restoredInto(task) + new2.restoredRecords().restoredInto(task))
+				.as("records restored at promotion of %s", task)
+				.isLessThanOrEqualTo(1_000L));
 			producer.stopMarkers();
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), applicationId + "-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));

@@ -19,6 +19,9 @@ class RebalanceCommandTests {
 		assertThat(arguments.instanceIds()).containsExactly("a", "b");
 		assertThat(arguments.timeout()).contains(Duration.ofMinutes(5));
 		assertThat(arguments.controlTopic()).isEqualTo("app-rebalance-control");
+		assertThat(arguments.force()).isFalse();
+		assertThat(RebalanceCommand.Arguments.parse("leave", "--force", "--bootstrap-servers", "h:1",
+				"--application-id", "app", "--instance-id", "a").force()).isTrue();
 	}
 
 	@Test
@@ -36,7 +39,7 @@ class RebalanceCommandTests {
 		assertUsageError("the first argument must be leave, cancel or list", "drain");
 		assertUsageError("--application-id is required", "list", "--bootstrap-servers", "localhost:9092");
 		assertUsageError("leave needs --instance-id", "leave", "--bootstrap-servers", "h:1", "--application-id", "a");
-		assertUsageError("unknown option '--force'", "list", "--force", "yes");
+		assertUsageError("unknown option '--verbose'", "list", "--verbose", "yes");
 	}
 
 	private static void assertUsageError(String message, String... args) {

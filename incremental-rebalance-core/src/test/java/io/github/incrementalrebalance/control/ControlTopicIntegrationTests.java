@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
 import io.github.incrementalrebalance.assignor.MemberPlan;
@@ -19,6 +20,7 @@ import io.github.incrementalrebalance.assignor.Plan;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
+import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -85,10 +87,12 @@ class ControlTopicIntegrationTests {
 				broker.bootstrapServers(), "num.stream.threads", 2);
 		Instant now = Instant.now();
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
-			writer.write(new LeaveRecord("s1", "old1", now, Optional.empty(), "cli")).join();
+			writer.write(LeaveRecord.request("s1", "old1", now, Optional.empty(), "cli")).join();
 			writeRaw(topic, "leave/s2", "this is not JSON");
 			writeRaw(topic, "nonsense", "{\"v\":1}");
-			writer.write(new LeaveRecord("s3", "inc3", now, Optional.of(now.plusSeconds(30)), "endpoint")).join();
+			LeaveRecord s3 = LeaveRecord.request("s3", "inc3", now.truncatedTo(ChronoUnit.MILLIS),
+					Optional.of(Duration.ofSeconds(30)), "endpoint");
+			writer.write(s3).join();
 			writer.tombstone(LeaveRecord.keyOf("s1")).join();
 
 			try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic);
@@ -99,52 +103,97 @@ class ControlTopicIntegrationTests {
 					.anySatisfy((warn) -> assertThat(warn).contains("offset 1").contains("'leave/s2' is not JSON"))
 					.anySatisfy((warn) -> assertThat(warn).contains("offset 2").contains("unknown key 'nonsense'"));
 				assertThat(reader.leaveRequests())
-					.containsExactly(new LeaveRequest("s3", "inc3", Optional.of(now.plusSeconds(30).truncatedTo(
-							ChronoUnit.MILLIS))));
+					.containsExactly(new LeaveRequest("s3", "inc3", s3.leaveId(),
+							Optional.of(now.truncatedTo(ChronoUnit.MILLIS).plusSeconds(30))));
 
 				writer.publishPlan(List.<ControlRecord>of(
 						new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"), List.of(), true,
-								Optional.empty()),
+								Optional.of(s3.leaveId()), Optional.empty()),
 						new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
 				await().atMost(TIMEOUT).until(() -> reader.planEpoch().isPresent() && reader.plan("s3").isPresent());
 				assertThat(reader.plan("s3").orElseThrow().beingLearned()).containsExactly("0_1");
 				assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("s1");
 
+				writer.write(s3.cancel("cli")).join();
+				await("a cancelled leave is no request").atMost(TIMEOUT).until(() -> reader.leaveRequests().isEmpty());
+				assertThat(reader.leaveRecord("s3")).hasValueSatisfying((leave) -> assertThat(leave.cancelled()).isTrue());
 				writer.tombstone(LeaveRecord.keyOf("s3")).join();
-				await().atMost(TIMEOUT).until(() -> reader.leaveRequests().isEmpty());
+				await().atMost(TIMEOUT).until(() -> reader.leaveRecord("s3").isEmpty());
 			}
 		}
 	}
 
 	@Test
-	void leaderForgetsLeaveRecordsOfMembersGoneForLong() {
+	void readerReportsAControlTopicItCannotReadAndReadsAgainOnceItIsBack() throws Exception {
+		String topic = "fragile-control";
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		Map<String, Object> streamsConfig = Map.of("application.id", "fragile", "bootstrap.servers",
+				broker.bootstrapServers());
+		try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic);
+				ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
+			reader.start();
+			assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
+			assertThat(reader.problem()).isEmpty();
+
+			broker.admin().deleteTopics(List.of(topic)).all().get();
+
+			await("the reader reports the topic it cannot read").atMost(Duration.ofSeconds(45))
+				.until(() -> reader.problem().isPresent());
+			assertThat(reader.problem().orElseThrow()).contains("control topic fragile-control cannot be read");
+
+			ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+			LeaveRecord leave = LeaveRecord.request("s9", "i9", Instant.now().truncatedTo(ChronoUnit.MILLIS),
+					Optional.empty(), "cli");
+			writer.write(leave).get(30, TimeUnit.SECONDS);
+			await("read again, without a restart").atMost(Duration.ofSeconds(45))
+				.until(() -> reader.problem().isEmpty() && reader.leaveRecord("s9").isPresent());
+			assertThat(reader.leaveRecord("s9")).contains(leave);
+		}
+	}
+
+	@Test
+	void leaderForgetsLeaveRecordsOfMemberStartsAbsentForLongOnItsOwnClockNotByTheirAge() {
 		String topic = "gone-control";
 		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
 		Map<String, Object> streamsConfig = Map.of("application.id", "gone", "bootstrap.servers",
 				broker.bootstrapServers());
 		Instant now = Instant.now();
+		MutableClock leaderClock = new MutableClock(now);
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
-			writer.write(new LeaveRecord("crashed", "c1", now.minus(Duration.ofMinutes(11)), Optional.empty(), "cli"))
-				.join();
-			writer.write(new LeaveRecord("recent", "r1", now.minus(Duration.ofMinutes(1)), Optional.empty(), "cli"))
-				.join();
+			Instant longAgo = now.minus(Duration.ofHours(2));
+			writer.write(LeaveRecord.request("crashed", "c1", longAgo, Optional.empty(), "cli")).join();
+			writer.write(LeaveRecord.request("long-drain", "d1", longAgo, Optional.empty(), "cli")).join();
+			writer.write(LeaveRecord.request("restarted", "r1", now, Optional.empty(), "cli")).join();
 			reader.start();
-			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 2);
+			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 3);
+			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", leaderClock);
 
-			MemberPlan restarted = new MemberPlan(new ProcessId(UUID.randomUUID()), "recent", "r2", new TreeSet<>(),
-					new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty());
 			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
-				new PlanPublisher(writer, reader, "leader", Clock.systemUTC()).onPlan(new Plan(List.of(restarted),
-						List.of(), List.of(), Optional.empty(), false, false, Set.of()), AssignmentError.NONE);
+				publisher.onPlan(planOf(member("restarted", "r2")), AssignmentError.NONE);
 				assertThat(log.messages(Level.WARN)).singleElement().asString()
-					.contains("Ignoring the leave request of recent for its start r1: it runs start r2 now");
+					.contains("Ignoring the leave request of restarted for its start r1: it runs start r2 now");
 			}
+			leaderClock.advance(Duration.ofMinutes(5));
+			publisher.onPlan(planOf(member("restarted", "r2"), member("long-drain", "d1")), AssignmentError.NONE);
+			leaderClock.advance(Duration.ofMinutes(6));
+			publisher.onPlan(planOf(member("restarted", "r2")), AssignmentError.NONE);
 
-			await("the long-gone member's leave forgotten").atMost(TIMEOUT)
-				.until(() -> reader.leaveRecord("crashed").isEmpty());
-			assertThat(reader.leaveRecord("recent")).isPresent();
+			await("the leaves of starts absent for 11 minutes forgotten").atMost(TIMEOUT)
+				.until(() -> reader.leaveRecord("crashed").isEmpty() && reader.leaveRecord("restarted").isEmpty());
+			assertThat(reader.leaveRecord("long-drain"))
+				.as("asked two hours ago, absent for a moment only: a long drain keeps its leave")
+				.isPresent();
 		}
+	}
+
+	private static MemberPlan member(String instanceId, String incarnation) {
+		return new MemberPlan(new ProcessId(UUID.randomUUID()), instanceId, incarnation, new TreeSet<>(),
+				new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty(), Optional.empty());
+	}
+
+	private static Plan planOf(MemberPlan... members) {
+		return new Plan(List.of(members), List.of(), List.of(), Optional.empty(), false, false, Set.of());
 	}
 
 	private static void writeRaw(String topic, String key, String value) {

@@ -8,9 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.incrementalrebalance.assignor.HandOverReason;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlCodec;
+import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
@@ -22,9 +26,13 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -34,6 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -116,6 +125,9 @@ class DrainScenariosIntegrationTests {
 				.until(() -> StreamsInstance.activeTasksOf(roles.fast(), roles.slow()).containsAll(ofLeaver));
 			assertThat(roles.leaver().runtime().controlView().plan(roles.leaver().name()).flatMap(PlanRecord::handOver))
 				.contains(HandOverReason.LEARNERS_READY);
+			assertThat(roles.leaver().runtime().drainOutcome())
+				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			assertRestoredAtPromotionAtMostTheLag(ofLeaver, roles.fast(), roles.slow());
 			long enforced = roles.enforcedByLearners();
 			System.out.printf("conservative: the learners' members enforced %d rebalances%n", enforced);
 			assertThat(enforced).as("one per member once all its learners are ready").isEqualTo(2);
@@ -163,6 +175,12 @@ class DrainScenariosIntegrationTests {
 			await("b forced out and closed").atMost(Duration.ofMinutes(1))
 				.until(() -> b.runtime().state() == MemberState.CLOSED);
 			assertThat(Duration.between(askedAt, Instant.now())).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
+			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.FORCED);
+				assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.DEADLINE_PASSED);
+				assertThat(outcome.tasksMovedCold()).as("b's tasks whose learners were not ready")
+					.isEqualTo(ofB.size());
+			});
 			assertThat(b.runtime().controlView().plan("b").map(PlanRecord::leaving)).contains(true);
 			throttles.values().forEach(RestoreThrottle::release);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
@@ -190,11 +208,21 @@ class DrainScenariosIntegrationTests {
 			assertThat(a.state()).isEqualTo(KafkaStreams.State.RUNNING);
 			assertThat(a.runtime().state()).isEqualTo(MemberState.STABLE);
 
-			a.runtime().leave(Optional.empty(), "test");
+			assertThatExceptionOfType(LeaveRefusedException.class)
+				.isThrownBy(() -> a.runtime().leave(Optional.empty(), "test"))
+				.satisfies((refused) -> assertThat(refused.reason())
+					.isEqualTo(LeaveRefusedException.Reason.LAST_STABLE_MEMBER))
+				.withMessageContaining("No other member of alone would stay in the group")
+				.withMessageContaining("ask again with force");
+			assertThat(a.runtime().state()).isEqualTo(MemberState.STABLE);
+
+			a.runtime().leave(Optional.empty(), "test", true);
 
 			await("a closed").atMost(Duration.ofSeconds(30)).until(() -> a.runtime().state() == MemberState.CLOSED);
 			assertThat(a.runtime().controlView().plan("a").flatMap(PlanRecord::handOver))
 				.contains(HandOverReason.NO_OTHER_MEMBER);
+			assertThat(a.runtime().drainOutcome())
+				.contains(DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, PARTITIONS));
 		}
 	}
 
@@ -209,11 +237,21 @@ class DrainScenariosIntegrationTests {
 				.start();
 			group.loadAndSettle(producer, a, b);
 
+			List<MemberState> states = new CopyOnWriteArrayList<>();
+			b.runtime().addStateListener(states::add);
+			Set<TaskId> ofB = b.activeTasks();
+
 			b.runtime().leave(Optional.empty(), "test");
 
 			await("b closed").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(states).containsExactly(MemberState.LEAVING, MemberState.LEFT_WITHOUT_LEARNERS,
+					MemberState.CLOSED);
+			assertThat(b.runtime().drainOutcome()).contains(
+					DrainOutcome.of(DrainOutcome.Reason.OWN_MODE_UPGRADING, ofB.size()));
 			await("a runs every task").atMost(Duration.ofSeconds(30))
 				.until(() -> a.activeTasks().size() == PARTITIONS && a.state() == KafkaStreams.State.RUNNING);
+			assertThat(ofB).as("b's tasks restored from scratch on a: nothing was warm")
+				.allSatisfy((task) -> assertThat(a.restoredRecords().restoredInto(task)).isGreaterThan(ACCEPTABLE_LAG));
 		}
 	}
 
@@ -231,12 +269,89 @@ class DrainScenariosIntegrationTests {
 			group.loadAndSettle(producer, leader, b);
 			Instant askedAt = Instant.now();
 
+			List<MemberState> states = new CopyOnWriteArrayList<>();
+			b.runtime().addStateListener(states::add);
+
 			b.runtime().leave(Optional.empty(), "test");
 
 			await("b closed").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.CLOSED);
 			assertThat(Duration.between(askedAt, Instant.now())).isLessThan(Duration.ofSeconds(8));
+			assertThat(states).doesNotContain(MemberState.DRAINED).contains(MemberState.LEFT_WITHOUT_LEARNERS);
+			assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
+					(outcome) -> assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.NO_LEARNER_PLAN));
 			assertThat(log.messages(Level.WARN)).anySatisfy((warn) -> assertThat(warn)
-				.contains("answered by a rebalance without a learner plan"));
+				.contains("b leaves the group, left-without-learners (no-learner-plan)")
+				.contains("the leader published no learner plan after the rebalance"));
+		}
+	}
+
+	@Test
+	void planWritesThatFailEndTheLeaveWithoutLearnersAndTheLeaderSaysWhy() throws Exception {
+		Group group = new Group("unwritable-plans", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			group.loadAndSettle(producer, a, b);
+			String controlTopic = b.runtime().controlTopic();
+			// a leave request is smaller than a leaving member's plan: a topic that takes no larger record than a
+			// request (plus a batch's overhead) keeps the leaves and loses every plan of a leaving member
+			int request = ControlCodec.encodeValue(LeaveRecord.request("b", b.runtime().identity().incarnation(),
+					Instant.now(), Optional.empty(), "test")).length + "leave/b".length();
+			broker.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, controlTopic),
+					List.of(new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+							String.valueOf(request + 120)), AlterConfigOp.OpType.SET))))
+				.all()
+				.get();
+			List<MemberState> states = new CopyOnWriteArrayList<>();
+			b.runtime().addStateListener(states::add);
+
+			b.runtime().leave(Optional.empty(), "test");
+
+			await("b closed").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(states).doesNotContain(MemberState.DRAINED).contains(MemberState.LEFT_WITHOUT_LEARNERS);
+			assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
+					(outcome) -> assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.NO_LEARNER_PLAN));
+			await("the leader reports the plans it cannot publish").atMost(Duration.ofSeconds(30))
+				.until(() -> a.runtime().controlTopicProblem().isPresent());
+			assertThat(a.runtime().controlTopicProblem().orElseThrow())
+				.contains("the last plan could not be published to " + controlTopic);
+		}
+	}
+
+	@Test
+	void leaveFromARequesterWhoseClockIsThirtySecondsBehindStillDrainsThroughLearners() {
+		Group group = new Group("skewed-requester", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.unlimited());
+			group.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			Instant requesterClock = Instant.now().minus(Duration.ofSeconds(30));
+
+			try (ControlTopicWriter requester = new ControlTopicWriter(
+					Map.of(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), b.runtime().controlTopic())) {
+				requester.write(LeaveRecord.request("b", b.runtime().identity().incarnation(), requesterClock,
+						Optional.of(Duration.ofMinutes(2)), "cli")).join();
+			}
+
+			await("b drained and closed").atMost(Duration.ofMinutes(1))
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(b.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			await("a and c run every task").atMost(Duration.ofSeconds(30))
+				.until(() -> StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
+			assertRestoredAtPromotionAtMostTheLag(ofB, a, c);
+			group.verifyCounts(producer);
+		}
+	}
+
+	private static void assertRestoredAtPromotionAtMostTheLag(Set<TaskId> moved, StreamsInstance... newOwners) {
+		for (TaskId task : moved) {
+			long restored = 0;
+			for (StreamsInstance owner : newOwners) {
+				restored += owner.restoredRecords().restoredInto(task);
+			}
+			assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.assignor.HandOverReason;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -46,7 +48,7 @@ class DrainTests {
 	private final List<MemberState> states = new CopyOnWriteArrayList<>();
 
 	private final Drain drain = new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
-			this.streamsClosed::incrementAndGet, Duration.ofSeconds(10), this.clock);
+			this.streamsClosed::incrementAndGet, () -> 3, Duration.ofSeconds(10), this.clock);
 
 	@BeforeEach
 	void recordStates() {
@@ -54,20 +56,22 @@ class DrainTests {
 	}
 
 	@Test
-	void leaveWritesTheRequestAndAsksForARebalanceOnce() {
-		assertThat(this.drain.leave(Optional.of(Duration.ofMinutes(1)), "test")).isTrue();
-		assertThat(this.drain.leave(Optional.empty(), "test")).as("a repeat").isFalse();
+	void leaveWritesTheRequestWithAnIdentityAndAsksForARebalanceOnce() {
+		assertThat(this.drain.leave(Optional.of(Duration.ofMinutes(1)), "test", true)).isTrue();
+		assertThat(this.drain.leave(Optional.empty(), "test", true)).as("a repeat").isFalse();
 
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
 		LeaveRecord written = this.control.leaves.get("b");
 		assertThat(written.incarnation()).isEqualTo(this.identity.incarnation());
-		assertThat(written.deadline()).contains(written.requestedAt().plus(Duration.ofMinutes(1)));
+		assertThat(written.leaveId()).isNotBlank();
+		assertThat(written.timeout()).contains(Duration.ofMinutes(1));
+		assertThat(this.drain.deadline()).contains(this.clock.instant().plus(Duration.ofMinutes(1)));
 		assertThat(this.trigger.requestedCount()).isEqualTo(1);
 	}
 
 	@Test
-	void leaveNoPlanListsYetIsAskedAgainWithBackOff() {
-		this.drain.leave(Optional.empty(), "test");
+	void leaveNoPlanAcknowledgesYetIsAskedAgainWithBackOff() {
+		this.drain.leave(Optional.empty(), "test", true);
 		this.control.epoch(1);
 		for (int second = 1; second <= 8; second++) {
 			this.clock.advance(Duration.ofSeconds(1));
@@ -76,18 +80,18 @@ class DrainTests {
 		}
 		assertThat(this.trigger.requestedCount()).as("at 1 s, 3 s and 7 s after the request, then every 8 s")
 			.isEqualTo(4);
-		this.control.plan(plan(true, Optional.empty()));
+		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
 		this.clock.advance(Duration.ofSeconds(8));
 		this.drain.check();
-		assertThat(this.trigger.requestedCount()).as("confirmed: no more retries").isEqualTo(4);
+		assertThat(this.trigger.requestedCount()).as("acknowledged: no more retries").isEqualTo(4);
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
 	}
 
 	@Test
-	void handOverLeavesTheGroupClosesAndForgetsTheRequest() {
-		this.drain.leave(Optional.empty(), "test");
+	void handOverToReadyLearnersIsTheOnlyDrainedOutcome() {
+		this.drain.leave(Optional.empty(), "test", true);
 		this.drain.check();
-		this.control.plan(plan(true, Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
 
 		this.drain.check();
 
@@ -95,13 +99,45 @@ class DrainTests {
 		assertThat(this.streamsClosed).hasValue(1);
 		assertThat(this.leaveOnClose.isDrained()).isTrue();
 		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
 		assertThat(this.control.tombstones).contains(LeaveRecord.keyOf("b"));
 	}
 
 	@Test
-	void deadlineForcesTheLeave() {
-		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test");
-		this.control.plan(plan(true, Optional.empty()));
+	void aPlanForAnotherLeaveOfTheMemberIsNoAcknowledgement() {
+		this.drain.leave(Optional.empty(), "test", true);
+		this.control.plan(plan(Optional.of("an-earlier-leave"), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.clock.advance(Duration.ofSeconds(1));
+		this.drain.check();
+		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+		assertThat(this.trigger.requestedCount()).as("asked again: not acknowledged").isEqualTo(2);
+	}
+
+	@Test
+	void handOverReasonsOtherThanReadyLearnersSayWhatHappened() {
+		assertOutcomeOfHandOver(HandOverReason.DEADLINE_PASSED, MemberState.FORCED,
+				DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
+		assertOutcomeOfHandOver(HandOverReason.NO_OTHER_MEMBER, MemberState.LEFT_WITHOUT_LEARNERS,
+				DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, 3));
+		assertOutcomeOfHandOver(HandOverReason.LEARNERS_UNAVAILABLE, MemberState.LEFT_WITHOUT_LEARNERS,
+				DrainOutcome.of(DrainOutcome.Reason.MIXED_MODES, 3));
+	}
+
+	private void assertOutcomeOfHandOver(HandOverReason handOver, MemberState state, DrainOutcome outcome) {
+		DrainTests test = new DrainTests();
+		test.drain.addStateListener(test.states::add);
+		test.drain.leave(Optional.empty(), "test", true);
+		test.control.plan(test.plan(Optional.of(test.leaveId()), Optional.of(handOver)));
+		test.drain.check();
+		await().atMost(Duration.ofSeconds(5)).until(() -> test.drain.state() == MemberState.CLOSED);
+		assertThat(test.states).as(handOver.name()).endsWith(state, MemberState.CLOSED);
+		assertThat(test.drain.outcome()).as(handOver.name()).contains(outcome);
+	}
+
+	@Test
+	void deadlineOnTheMembersOwnClockForcesTheLeaveAndCountsTheTasksStillBeingLearned() {
+		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
+		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
 		this.clock.advance(Duration.ofSeconds(29));
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
@@ -111,13 +147,28 @@ class DrainTests {
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 		assertThat(this.states).endsWith(MemberState.FORCED, MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
 	}
 
 	@Test
-	void rebalanceWithoutAPlanMeansTheLeaderCannotLearn() {
+	void requestFromAMachineWhoseClockIsThirtySecondsBehindKeepsItsFullTimeoutAndIsNotUnansweredAtOnce() {
+		Instant skewed = this.clock.instant().minus(Duration.ofSeconds(30));
+		this.control.leaves.put("b", LeaveRecord.request("b", this.identity.incarnation(), skewed,
+				Optional.of(Duration.ofSeconds(20)), "cli"));
+		this.drain.check();
+		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+		assertThat(this.drain.deadline()).as("20 s from when this member read the request, on its own clock")
+			.contains(this.clock.instant().plus(Duration.ofSeconds(20)));
+		this.clock.advance(Duration.ofSeconds(1));
+		this.drain.check();
+		assertThat(this.drain.state()).as("neither past its deadline nor unanswered").isEqualTo(MemberState.LEAVING);
+	}
+
+	@Test
+	void rebalanceWithoutAPlanMeansTheLeaderPlacesNoLearnersAndSaysSo() {
 		this.control.epoch(1);
 		this.trigger.observeGeneration(4);
-		this.drain.leave(Optional.empty(), "test");
+		this.drain.leave(Optional.empty(), "test", true);
 		this.trigger.observeGeneration(5);
 		this.drain.check();
 		this.clock.advance(Duration.ofMillis(1_900));
@@ -128,44 +179,88 @@ class DrainTests {
 		this.drain.check();
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
-		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
+		assertThat(this.states).endsWith(MemberState.LEFT_WITHOUT_LEARNERS, MemberState.CLOSED)
+			.doesNotContain(MemberState.DRAINED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.NO_LEARNER_PLAN, 3));
 	}
 
 	@Test
-	void leaveWrittenElsewhereIsFollowedAndItsTombstoneCancelsIt() {
-		this.control.leaves.put("b", new LeaveRecord("b", this.identity.incarnation(), this.clock.instant(),
-				Optional.empty(), "cli"));
+	void leaveNobodyAcknowledgesEndsUnansweredOnTheMembersClock() {
+		this.drain.leave(Optional.empty(), "test", true);
+		for (int second = 1; second <= 10; second++) {
+			this.clock.advance(Duration.ofSeconds(1));
+			this.drain.check();
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.UNANSWERED, 3));
+	}
+
+	@Test
+	void memberInModeUpgradingLeavesAtOnceAndSaysWhy() {
+		assertThat(this.drain.leave(Optional.empty(), "test", false)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+		assertThat(this.states).containsExactly(MemberState.LEAVING, MemberState.LEFT_WITHOUT_LEARNERS,
+				MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.OWN_MODE_UPGRADING, 3));
+	}
+
+	@Test
+	void leaveWrittenElsewhereIsFollowedAndOnlyItsCancelRecordCancelsIt() {
+		LeaveRecord request = LeaveRecord.request("b", this.identity.incarnation(), this.clock.instant(),
+				Optional.empty(), "cli");
+		this.control.leaves.put("b", request);
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
 		assertThat(this.trigger.requestedCount()).isEqualTo(1);
 
 		this.control.leaves.remove("b");
 		this.drain.check();
+		assertThat(this.drain.state()).as("a record that disappeared is no cancel").isEqualTo(MemberState.LEAVING);
+		await("written again").atMost(Duration.ofSeconds(5)).until(() -> request.equals(this.control.leaves.get("b")));
 
+		this.control.leaves.put("b", request.cancel("cli"));
+		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
+		this.drain.check();
+		assertThat(this.drain.state()).as("the cancelled request is not followed again").isEqualTo(MemberState.STABLE);
+		assertThat(this.drain.outcome()).isEmpty();
 	}
 
 	@Test
 	void leaveOfAnEarlierIncarnationIsIgnored() {
-		this.control.leaves.put("b", new LeaveRecord("b", "old", this.clock.instant(), Optional.empty(), "cli"));
+		this.control.leaves.put("b", LeaveRecord.request("b", "old", this.clock.instant(), Optional.empty(), "cli"));
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
 	}
 
 	@Test
-	void cancelWritesATombstoneAndStays() {
-		this.drain.leave(Optional.empty(), "test");
+	void cancelWritesACancelRecordBeforeItStays() {
+		this.drain.leave(Optional.empty(), "test", true);
+		String leaveId = leaveId();
 		assertThat(this.drain.cancel()).isTrue();
 		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
-		assertThat(this.control.tombstones).containsExactly(LeaveRecord.keyOf("b"));
+		assertThat(this.control.leaves.get("b").cancelled()).isTrue();
+		assertThat(this.control.leaves.get("b").leaveId()).isEqualTo(leaveId);
 		this.drain.check();
-		assertThat(this.drain.state()).as("the request not yet compacted away is not followed again")
-			.isEqualTo(MemberState.STABLE);
+		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
 	}
 
-	private PlanRecord plan(boolean leaving, Optional<HandOverReason> handOver) {
+	@Test
+	void cancelThatCannotBeWrittenLeavesTheMemberLeaving() {
+		this.drain.leave(Optional.empty(), "test", true);
+		this.control.failWrites = true;
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(this.drain::cancel)
+			.withMessageContaining("Cannot write the cancel of the leave to the control topic");
+		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+	}
+
+	private String leaveId() {
+		return this.control.leaves.get("b").leaveId();
+	}
+
+	private PlanRecord plan(Optional<String> leaveId, Optional<HandOverReason> handOver) {
 		return new PlanRecord("b", this.identity.incarnation(), this.clock.millis(), List.of("0_1"), Map.of(),
-				List.of(), List.of("0_1"), List.of(), leaving, handOver);
+				List.of(), List.of("0_1"), List.of(), true, leaveId, handOver);
 	}
 
 	/**
@@ -180,6 +275,8 @@ class DrainTests {
 		final List<String> tombstones = new CopyOnWriteArrayList<>();
 
 		volatile PlanEpoch epoch;
+
+		volatile boolean failWrites;
 
 		void plan(PlanRecord plan) {
 			this.plans.put(plan.instanceId(), plan);
@@ -207,6 +304,9 @@ class DrainTests {
 
 		@Override
 		public CompletableFuture<?> write(ControlRecord record) {
+			if (this.failWrites) {
+				return CompletableFuture.failedFuture(new TimeoutException("broker unreachable"));
+			}
 			if (record instanceof LeaveRecord leave) {
 				this.leaves.put(leave.instanceId(), leave);
 			}

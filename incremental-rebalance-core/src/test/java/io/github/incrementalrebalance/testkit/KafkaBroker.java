@@ -34,7 +34,10 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	private static final Map<String, String> BROKER_CONFIG = Map.of("transaction.state.log.replication.factor", "1",
 			"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1",
-			"group.initial.rebalance.delay.ms", "0", "delete.topic.enable", "true");
+			"group.initial.rebalance.delay.ms", "0", "delete.topic.enable", "true",
+			// as on most production clusters: a topic exists only when someone created it (a client's metadata request
+			// would otherwise bring a deleted control topic back with the broker's defaults)
+			"auto.create.topics.enable", "false");
 
 	private KafkaClusterTestKit cluster;
 

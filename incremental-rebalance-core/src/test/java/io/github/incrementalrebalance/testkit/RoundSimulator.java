@@ -268,7 +268,7 @@ public final class RoundSimulator {
 	 */
 	public RoundSimulator requestsLeave(String name, Optional<Duration> timeout) {
 		Member member = member(name);
-		this.controlView.requestLeave(new LeaveRequest(name, member.identity.incarnation(),
+		this.controlView.requestLeave(new LeaveRequest(name, member.identity.incarnation(), "leave-of-" + name,
 				timeout.map((t) -> this.clock.instant().plus(t))));
 		return this;
 	}
