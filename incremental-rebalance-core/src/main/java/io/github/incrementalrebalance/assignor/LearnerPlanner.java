@@ -190,7 +190,7 @@ public final class LearnerPlanner {
 					this.handOver.put(leaver, HandOverReason.LEARNERS_UNAVAILABLE);
 					continue;
 				}
-				drain(leaver, entry.getValue(), tasks);
+				drain(leaver, tasks);
 			}
 		}
 
@@ -199,7 +199,7 @@ public final class LearnerPlanner {
 		 * whether it hands over now, moves its ready tasks one by one (eager) or waits for all learners
 		 * (conservative).
 		 */
-		private void drain(ProcessId leaver, LeaveRequest request, List<TaskId> tasks) {
+		private void drain(ProcessId leaver, List<TaskId> tasks) {
 			Map<TaskId, ProcessId> targets = new TreeMap<>();
 			for (TaskId task : tasks) {
 				ProcessId target = target(task, leaver, this.mayTakeWork);
@@ -214,13 +214,7 @@ public final class LearnerPlanner {
 					moveNow(task, Optional.of(leaver), target, "leaving member, stateless");
 				}
 			}
-			boolean deadlinePassed = request.deadline().map((deadline) -> !this.group.now().isBefore(deadline))
-				.orElse(false);
 			boolean allReady = targets.entrySet().stream().allMatch((t) -> caughtUp(t.getValue(), t.getKey()));
-			if (deadlinePassed) {
-				this.handOver.put(leaver, HandOverReason.DEADLINE_PASSED);
-				return;
-			}
 			if (this.unknownOffsets) {
 				targets.forEach((task, target) -> waitFor(task, leaver, target, WaitReason.UNKNOWN_OFFSETS));
 				return;
@@ -587,9 +581,9 @@ public final class LearnerPlanner {
 		}
 
 		/**
-		 * Learners get a safety-net follow-up (members trigger the fast path themselves); a leaving member with a
-		 * deadline gets one at its deadline; a round without end offsets is retried soon; deferred balancing at
-		 * once.
+		 * Learners get a safety-net follow-up (members trigger the fast path themselves); a round without end offsets
+		 * is retried soon; deferred balancing at once. A leaving member's deadline is not the leader's: the member
+		 * keeps it on its own clock and leaves the group when it passes, and its tasks are then orphans.
 		 */
 		private Optional<Instant> followUp() {
 			List<Instant> candidates = new ArrayList<>();
@@ -597,11 +591,6 @@ public final class LearnerPlanner {
 			if (!this.learnerAt.isEmpty()) {
 				candidates.add(now.plus(this.settings.learnerProbeInterval()));
 			}
-			this.leaving.forEach((member, request) -> {
-				if (!this.handOver.containsKey(member)) {
-					request.deadline().filter(now::isBefore).ifPresent(candidates::add);
-				}
-			});
 			if (this.unknownOffsets) {
 				candidates.add(now.plus(UNKNOWN_OFFSETS_RETRY));
 			}

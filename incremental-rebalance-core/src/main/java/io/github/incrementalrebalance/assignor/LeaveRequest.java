@@ -10,7 +10,8 @@ import java.util.Optional;
  * @param instanceId the leaving instance
  * @param incarnation the start of that instance the request is for; a request for an earlier start is stale
  * @param leaveId the request's identity, echoed in the member's plan so it knows which leave was acted on
- * @param deadline when it leaves even if its learners are not ready; empty to wait for them however long
+ * @param deadline when it leaves even if its learners are not ready, on the requester's clock; for people only: the
+ * planner never compares it with its own clock (the member keeps its deadline and leaves when it passes)
  */
 public record LeaveRequest(String instanceId, String incarnation, String leaveId, Optional<Instant> deadline) {
 

@@ -99,6 +99,10 @@ class LearnerPlannerProperties {
 				}
 			}
 			advanceUntilLearnersReady(sim, round.plan());
+			for (String forced : sim.pastTheirDeadline()) {
+				sim.leavesGroup(forced);
+				changedSincePrevious = true;
+			}
 		}
 		Round last = sim.rounds().get(sim.rounds().size() - 1);
 		throw new AssertionError("the group did not settle in " + maxRounds + " rounds: " + last.plan().explain(last.at()));

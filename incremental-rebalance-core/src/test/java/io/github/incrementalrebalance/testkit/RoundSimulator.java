@@ -74,6 +74,8 @@ public final class RoundSimulator {
 
 	private final Map<String, Member> members = new LinkedHashMap<>();
 
+	private final Map<String, Instant> deadlines = new HashMap<>();
+
 	private final List<Round> rounds = new ArrayList<>();
 
 	private AssignmentConfigs assignmentConfigs = new AssignmentConfigs(10_000L, 2, 0, 600_000L, List.of());
@@ -268,9 +270,24 @@ public final class RoundSimulator {
 	 */
 	public RoundSimulator requestsLeave(String name, Optional<Duration> timeout) {
 		Member member = member(name);
+		Optional<Instant> deadline = timeout.map((t) -> this.clock.instant().plus(t));
 		this.controlView.requestLeave(new LeaveRequest(name, member.identity.incarnation(), "leave-of-" + name,
-				timeout.map((t) -> this.clock.instant().plus(t))));
+				deadline));
+		deadline.ifPresent((until) -> this.deadlines.put(name, until));
 		return this;
+	}
+
+	/**
+	 * Leaving members whose scale-down timeout passed: as the real member does, they leave the group on their own
+	 * (the leader does not keep their deadlines).
+	 * @return their names
+	 */
+	public List<String> pastTheirDeadline() {
+		Instant now = this.clock.instant();
+		return this.deadlines.entrySet().stream()
+			.filter((entry) -> this.members.containsKey(entry.getKey()) && !now.isBefore(entry.getValue()))
+			.map(Map.Entry::getKey)
+			.toList();
 	}
 
 	public RoundSimulator cancelsLeave(String name) {
