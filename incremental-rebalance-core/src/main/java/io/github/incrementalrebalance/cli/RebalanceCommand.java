@@ -131,8 +131,8 @@ public final class RebalanceCommand {
 			LeaveRecord request = LeaveRecord.request(instanceId, plan.get().incarnation(), now, arguments.timeout(),
 					"cli");
 			write(writer, request);
-			this.out.println(instanceId + ": leaving (leave " + request.leaveId() + ")"
-					+ arguments.timeout().map((timeout) -> ", timeout " + timeout).orElse(""));
+			this.out.println(instanceId + ": leaving (leave " + request.leaveId()
+					+ arguments.timeout().map((timeout) -> ", timeout " + timeout).orElse("") + ")");
 		}
 		return status;
 	}
