@@ -295,7 +295,8 @@ public final class MemberRuntime implements AutoCloseable {
 
 	/**
 	 * Be told of every change of the member's state (on the thread that made it: return fast). A leave ends with
-	 * DRAINED or FORCED, then CLOSED once Kafka Streams closed.
+	 * DRAINED, FORCED or LEFT_WITHOUT_LEARNERS ({@link #drainOutcome()} says why), then CLOSED once Kafka Streams
+	 * closed.
 	 * @param listener gets the new state
 	 */
 	public void addStateListener(Consumer<MemberState> listener) {
