@@ -171,6 +171,10 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 					}
 				}
 				catch (RuntimeException ex) {
+					if (this.problem.get() == null) {
+						// it read well until now: a new fault, not the next try of an old one
+						backoff = FIRST_BACKOFF;
+					}
 					report(ex);
 				}
 				finally {
@@ -179,9 +183,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				if (!this.running || !pause(backoff)) {
 					return;
 				}
+				this.consumer = this.clients.consumer();
 				backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF
 						: backoff.multipliedBy(2);
-				this.consumer = this.clients.consumer();
 			}
 		}
 		finally {

@@ -82,7 +82,7 @@ public final class PlanPublisher implements PlanListener {
 			}
 			String current = incarnations.get(leave.instanceId());
 			if (current != null && !current.equals(leave.incarnation())
-					&& this.warnedStale.add(leave.instanceId() + "/" + leave.incarnation())) {
+					&& this.warnedStale.add(startOf(leave.instanceId(), leave.incarnation()))) {
 				logger.warn("Ignoring the leave request of {} for its start {}: it runs start {} now (restarted "
 						+ "since); ask it again to drain it", leave.instanceId(), leave.incarnation(), current);
 			}
@@ -97,22 +97,29 @@ public final class PlanPublisher implements PlanListener {
 	 */
 	private List<String> leavesOfLongGoneMembers(Plan plan, Instant now) {
 		Set<String> present = plan.members().stream()
-			.map((member) -> member.instanceId() + "/" + member.incarnation())
+			.map((member) -> startOf(member.instanceId(), member.incarnation()))
 			.collect(Collectors.toSet());
 		Map<String, LeaveRecord> leaves = this.reader.leaveRecords();
 		Set<String> absent = leaves.values().stream()
-			.map((leave) -> leave.instanceId() + "/" + leave.incarnation())
+			.map((leave) -> startOf(leave.instanceId(), leave.incarnation()))
 			.filter((start) -> !present.contains(start))
 			.collect(Collectors.toSet());
 		this.absentSince.keySet().retainAll(absent);
 		absent.forEach((start) -> this.absentSince.putIfAbsent(start, now));
 		return leaves.values().stream()
 			.filter((leave) -> {
-				Instant since = this.absentSince.get(leave.instanceId() + "/" + leave.incarnation());
+				Instant since = this.absentSince.get(startOf(leave.instanceId(), leave.incarnation()));
 				return since != null && since.plus(GONE_FOR).isBefore(now);
 			})
 			.map(LeaveRecord::key)
 			.toList();
+	}
+
+	/**
+	 * One start of a member, as the key of what the publisher remembers of it.
+	 */
+	private static String startOf(String instanceId, String incarnation) {
+		return instanceId + "/" + incarnation;
 	}
 
 }

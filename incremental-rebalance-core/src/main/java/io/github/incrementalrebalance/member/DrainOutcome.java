@@ -5,20 +5,19 @@ import java.util.Objects;
 
 /**
  * How a leave ended, in the words every surface uses (the member state, the endpoint, health, the {@code drain}
- * timer's {@code outcome} tag, the logs). Only a hand-over to ready learners is {@link Kind#DRAINED}.
+ * timer's {@code outcome} tag, the logs). Only a hand-over to ready learners is {@link Kind#DRAINED}; the kind
+ * follows from the reason.
  *
- * @param kind drained, forced, or left without learners
  * @param reason why it ended so
  * @param tasksMovedCold stateful tasks the member still ran without a ready learner when it left: their new owners
  * restore them (0 when drained)
  */
-public record DrainOutcome(Kind kind, Reason reason, int tasksMovedCold) {
+public record DrainOutcome(Reason reason, int tasksMovedCold) {
 
 	public DrainOutcome {
-		Objects.requireNonNull(kind, "kind");
 		Objects.requireNonNull(reason, "reason");
-		if (kind != reason.kind) {
-			throw new IllegalArgumentException(reason + " is an outcome of kind " + reason.kind + ", not " + kind);
+		if (reason.kind == Kind.DRAINED) {
+			tasksMovedCold = 0;
 		}
 	}
 
@@ -29,7 +28,15 @@ public record DrainOutcome(Kind kind, Reason reason, int tasksMovedCold) {
 	 * @return the outcome
 	 */
 	public static DrainOutcome of(Reason reason, int tasksMovedCold) {
-		return new DrainOutcome(reason.kind, reason, (reason.kind == Kind.DRAINED) ? 0 : tasksMovedCold);
+		return new DrainOutcome(reason, tasksMovedCold);
+	}
+
+	/**
+	 * The kind of end.
+	 * @return drained, forced, or left without learners
+	 */
+	public Kind kind() {
+		return this.reason.kind;
 	}
 
 	/**
@@ -37,7 +44,7 @@ public record DrainOutcome(Kind kind, Reason reason, int tasksMovedCold) {
 	 * @return {@code DRAINED}, {@code FORCED} or {@code LEFT_WITHOUT_LEARNERS}
 	 */
 	public MemberState state() {
-		return switch (this.kind) {
+		return switch (kind()) {
 			case DRAINED -> MemberState.DRAINED;
 			case FORCED -> MemberState.FORCED;
 			case LEFT_WITHOUT_LEARNERS -> MemberState.LEFT_WITHOUT_LEARNERS;
@@ -49,8 +56,8 @@ public record DrainOutcome(Kind kind, Reason reason, int tasksMovedCold) {
 	 * @return e.g. {@code forced (deadline-passed): 2 stateful tasks move without a ready learner}
 	 */
 	public String describe() {
-		String line = this.kind.word() + " (" + this.reason.word() + ")";
-		return (this.kind == Kind.DRAINED) ? line + ": every task handed to a ready learner"
+		String line = kind().word() + " (" + this.reason.word() + ")";
+		return (kind() == Kind.DRAINED) ? line + ": every task handed to a ready learner"
 				: line + ": " + this.tasksMovedCold + " stateful task(s) move without a ready learner and restore on "
 						+ "their new owner; " + this.reason.meaning;
 	}

@@ -353,11 +353,13 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @throws LeaveRefusedException when the leave cannot start, with the reason
 	 */
 	public boolean leave(Optional<Duration> timeout, String source, boolean force) {
-		if (this.drain == null) {
+		// read once: a new start of the member replaces it
+		Drain current = this.drain;
+		if (current == null) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING,
 					"Kafka Streams of " + this.identity.instanceId() + " has not started", null);
 		}
-		if (this.drain.state() != MemberState.STABLE) {
+		if (current.state() != MemberState.STABLE) {
 			return false;
 		}
 		KafkaStreams.State streamsState = this.streams.state();
@@ -384,7 +386,7 @@ public final class MemberRuntime implements AutoCloseable {
 		}
 		Optional<Duration> bound = timeout.or(this.config::scaleDownTimeout);
 		try {
-			return this.drain.leave(bound, source, this.config.rebalancingMode() == RebalancingMode.INCREMENTAL);
+			return current.leave(bound, source, this.config.rebalancingMode() == RebalancingMode.INCREMENTAL);
 		}
 		catch (IllegalStateException ex) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
@@ -406,7 +408,8 @@ public final class MemberRuntime implements AutoCloseable {
 	 */
 	public boolean cancel() {
 		try {
-			return this.drain != null && this.drain.cancel();
+			Drain current = this.drain;
+			return current != null && current.cancel();
 		}
 		catch (IllegalStateException ex) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
@@ -427,7 +430,8 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return the outcome, empty while not left (stable, leaving, or cancelled)
 	 */
 	public Optional<DrainOutcome> drainOutcome() {
-		return (this.drain != null) ? this.drain.outcome() : Optional.empty();
+		Drain current = this.drain;
+		return (current != null) ? current.outcome() : Optional.empty();
 	}
 
 	/**
@@ -501,11 +505,13 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	public MemberState state() {
-		return (this.drain != null) ? this.drain.state() : MemberState.STABLE;
+		Drain current = this.drain;
+		return (current != null) ? current.state() : MemberState.STABLE;
 	}
 
 	public Optional<Instant> deadline() {
-		return (this.drain != null) ? this.drain.deadline() : Optional.empty();
+		Drain current = this.drain;
+		return (current != null) ? current.deadline() : Optional.empty();
 	}
 
 	private void checkLeave() {
@@ -514,8 +520,12 @@ public final class MemberRuntime implements AutoCloseable {
 			logger.error("Another live member uses instance id {}: the operator cannot tell them apart, and a leave "
 					+ "for this id is refused; set incremental.rebalance.instance.id", this.identity.instanceId());
 		}
+		Drain current = this.drain;
+		if (current == null) {
+			return;
+		}
 		try {
-			this.drain.check();
+			current.check();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Leave check of {} failed", this.identity.instanceId(), ex);
@@ -523,12 +533,13 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	private void checkLearners() {
-		MemberState state = this.drain.state();
-		if (state != MemberState.STABLE && state != MemberState.LEAVING) {
+		MemberState state = state();
+		LearnerWatcher current = this.watcher;
+		if (current == null || (state != MemberState.STABLE && state != MemberState.LEAVING)) {
 			return;
 		}
 		try {
-			this.watcher.check();
+			current.check();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Learner check of {} failed", this.identity.instanceId(), ex);
