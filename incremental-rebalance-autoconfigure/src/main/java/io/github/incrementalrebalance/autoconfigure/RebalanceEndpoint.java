@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
+import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.member.DrainOutcome;
@@ -161,10 +163,13 @@ public class RebalanceEndpoint {
 
 	private static Group group(MemberRuntime runtime) {
 		Optional<PlanEpoch> epoch = runtime.controlView().planEpoch();
-		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
+		List<LeaveRecord> left = runtime.controlView().leaveRecords().values().stream()
+			.filter((leave) -> leave.ended().isPresent())
+			.sorted(Comparator.comparing(LeaveRecord::instanceId))
+			.toList();
 		return new Group(runtime.applicationId(), epoch.map(PlanEpoch::leader).orElse(null),
-				epoch.map(PlanEpoch::at).orElse(null), epoch.map(PlanEpoch::summary).orElse(null),
-				runtime.controlView().plans().values().stream().filter((plan) -> plan.epoch() == current).toList());
+				epoch.map(PlanEpoch::generation).orElse(null), epoch.map(PlanEpoch::at).orElse(null),
+				epoch.map(PlanEpoch::summary).orElse(null), runtime.controlView().plans(), left);
 	}
 
 	/**
@@ -241,8 +246,19 @@ public class RebalanceEndpoint {
 	public record Groups(List<Group> applications) implements OperationResponseBody {
 	}
 
-	public record Group(String applicationId, @Nullable String leader, @Nullable Instant planAt,
-			@Nullable String decision, List<PlanRecord> members) {
+	/**
+	 * The group as the last plan shows it.
+	 *
+	 * @param applicationId the application
+	 * @param leader who published the plan
+	 * @param generation the group generation the plan was adopted in
+	 * @param planAt when, on the leader's clock
+	 * @param decision the leader's decision line
+	 * @param members the plan of each member start
+	 * @param left members that left lately, with how their leave ended
+	 */
+	public record Group(String applicationId, @Nullable String leader, @Nullable Integer generation,
+			@Nullable Instant planAt, @Nullable String decision, List<PlanRecord> members, List<LeaveRecord> left) {
 	}
 
 	/**

@@ -9,12 +9,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.control.ControlTopic;
@@ -34,11 +34,14 @@ import io.github.incrementalrebalance.control.PlanRecord;
  * </pre>
  * {@code --command-config} is a properties file of client settings (security), as with Kafka's own tools;
  * {@code --control-topic} overrides {@code <application-id>-rebalance-control}. A leave that would leave no member of
- * the last plan stable is refused unless {@code --force}; so is a leave of an id two live members share.
+ * the last plan stable is refused unless {@code --force}; so is a leave of an id two live members share. {@code list}
+ * shows the members of the current plan, then the members that left lately with how their leave ended.
  */
 public final class RebalanceCommand {
 
 	private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+
+	private static final String ROW = "%-30s %-12s %-26s %-30s %-30s %s%n";
 
 	private final PrintStream out;
 
@@ -104,9 +107,8 @@ public final class RebalanceCommand {
 		int status = 0;
 		Instant now = Instant.now();
 		Optional<PlanEpoch> epoch = reader.planEpoch();
-		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
-		boolean noneWouldStay = epoch.isPresent() && reader.plans().values().stream()
-			.filter((plan) -> plan.epoch() == current)
+		List<PlanRecord> plans = reader.plans();
+		boolean noneWouldStay = epoch.isPresent() && plans.stream()
 			.noneMatch((plan) -> !plan.leaving() && !arguments.instanceIds().contains(plan.instanceId()));
 		if (noneWouldStay && !arguments.force()) {
 			this.err.println("error: no member of " + arguments.applicationId() + " would stay in the group (last plan): "
@@ -121,7 +123,7 @@ public final class RebalanceCommand {
 				status = 1;
 				continue;
 			}
-			Optional<PlanRecord> plan = reader.plan(instanceId);
+			Optional<PlanRecord> plan = plans.stream().filter((p) -> p.instanceId().equals(instanceId)).findFirst();
 			if (plan.isEmpty()) {
 				this.err.println("WARN: unknown instance id '" + instanceId + "': no member of " + arguments.applicationId()
 						+ " has that id in the last plan (see 'list'); skipped");
@@ -140,7 +142,7 @@ public final class RebalanceCommand {
 	private int cancel(Arguments arguments, ControlTopicReader reader, ControlTopicWriter writer) {
 		int status = 0;
 		for (String instanceId : arguments.instanceIds()) {
-			Optional<LeaveRecord> leave = reader.leaveRecord(instanceId).filter((record) -> !record.cancelled());
+			Optional<LeaveRecord> leave = reader.leaveRecord(instanceId).filter(LeaveRecord::pending);
 			if (leave.isEmpty()) {
 				this.err.println("WARN: '" + instanceId + "' is not leaving; nothing to cancel");
 				status = 1;
@@ -154,25 +156,32 @@ public final class RebalanceCommand {
 
 	private int list(ControlTopicReader reader) {
 		Optional<PlanEpoch> epoch = reader.planEpoch();
-		this.out.println(epoch.map((e) -> "plan of " + e.at() + " by " + e.leader() + ": " + e.summary())
+		this.out.println(epoch.map((e) -> "plan of generation " + e.generation() + " by " + e.leader() + " (" + e.at()
+				+ "): " + e.summary())
 			.orElse("no plan published yet"));
-		this.out.printf("%-30s %-12s %-26s %-30s %-30s %s%n", "INSTANCE", "INCARNATION", "STATE", "ACTIVE",
-				"LEARNING", "STANDBY");
+		this.out.printf(ROW, "INSTANCE", "INCARNATION", "STATE", "ACTIVE", "LEARNING", "STANDBY");
 		Map<String, LeaveRecord> leaves = reader.leaveRecords();
-		long current = epoch.map(PlanEpoch::epoch).orElse(-1L);
-		for (PlanRecord plan : new TreeMap<>(reader.plans()).values()) {
-			if (plan.epoch() != current) {
-				continue;
-			}
+		for (PlanRecord plan : reader.plans()) {
+			Optional<LeaveRecord> leave = Optional.ofNullable(leaves.get(plan.instanceId()))
+				.filter((record) -> record.incarnation().equals(plan.incarnation()));
 			String state = plan.handOver().map((reason) -> "HAND_OVER " + reason)
-				.orElse((plan.leaving() || Optional.ofNullable(leaves.get(plan.instanceId()))
-					.filter((leave) -> !leave.cancelled())
-					.isPresent()) ? "LEAVING" : "STABLE");
+				.orElse((plan.leaving() || leave.filter(LeaveRecord::pending).isPresent()) ? "LEAVING" : "STABLE");
 			List<String> learning = new ArrayList<>();
 			plan.learning().forEach((task, lag) -> learning.add(task + (plan.ready().contains(task) ? " ready"
 					: " lag " + lag)));
-			this.out.printf("%-30s %-12s %-26s %-30s %-30s %s%n", plan.instanceId(), plan.incarnation(), state,
-					plan.active(), learning, plan.standby());
+			this.out.printf(ROW, plan.instanceId(), plan.incarnation(), state, plan.active(), learning,
+					plan.standby());
+		}
+		List<LeaveRecord> ended = leaves.values().stream()
+			.filter((leave) -> leave.ended().isPresent())
+			.sorted(Comparator.comparing(LeaveRecord::instanceId))
+			.toList();
+		if (!ended.isEmpty()) {
+			this.out.println("left:");
+			for (LeaveRecord leave : ended) {
+				this.out.printf("%-30s %-12s leave %s (%s, asked by %s): %s%n", leave.instanceId(), leave.incarnation(),
+						leave.leaveId(), leave.requestedAt(), leave.source(), leave.ended().get());
+			}
 		}
 		return 0;
 	}

@@ -8,6 +8,7 @@ import java.util.Optional;
 import io.github.incrementalrebalance.assignor.LearnerRebalance;
 import io.github.incrementalrebalance.assignor.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.control.PlanPublisher;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -51,6 +52,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String LEAVE_ON_CLOSE_CONFIG = "incremental.rebalance.leave.on.close";
 
+	/**
+	 * How long the leader keeps a leave record once the member start it names is no longer in the group (it crashed
+	 * while leaving, or closed); measured on the leader's clock, from when it first planned without that start.
+	 */
+	public static final String LEAVE_RECORD_RETENTION_MS_CONFIG = "incremental.rebalance.leave.record.retention.ms";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -84,7 +91,12 @@ public final class LearnerConfig extends AbstractConfig {
 				"eager: a leaving member's tasks move one by one as their learners get ready; conservative: "
 						+ "together, once all are ready.")
 		.define(LEARNER_PROBE_INTERVAL_MS_CONFIG, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
-				"Follow-up rebalance interval while learners exist (a safety net: members trigger moves themselves).");
+				"Follow-up rebalance interval while learners exist (a safety net: members trigger moves themselves).")
+		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
+				ConfigDef.Range.atLeast(1), Importance.LOW,
+				"How long the leader keeps a leave record once the member start it names is no longer in the group "
+						+ "(measured on the leader's clock from when it was first missing; a member that is leaving "
+						+ "is never missing, however long its drain takes).");
 
 	public LearnerConfig(Map<?, ?> originals) {
 		super(CONFIG, originals, false);
@@ -143,6 +155,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public boolean createControlTopic() {
 		return getBoolean(CONTROL_TOPIC_CREATE_CONFIG);
+	}
+
+	public Duration leaveRecordRetention() {
+		return Duration.ofMillis(getLong(LEAVE_RECORD_RETENTION_MS_CONFIG));
 	}
 
 	public Duration learnerProbeInterval() {

@@ -22,7 +22,10 @@ import io.github.incrementalrebalance.assignor.HandOverReason;
  */
 public final class ControlCodec {
 
-	/** 2: leaves carry their identity ({@code leaveId}) and plans echo it ({@code leave}); version 1 is still read. */
+	/**
+	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
+	 * on ({@code leave}), carry the group generation and are keyed by the member's start. Version 1 is still read.
+	 */
 	static final int VERSION = 2;
 
 	private static final ObjectMapper mapper = new ObjectMapper();
@@ -55,10 +58,16 @@ public final class ControlCodec {
 			if (leave.cancelled()) {
 				node.put("cancelled", true);
 			}
+			leave.ended().ifPresent((ended) -> {
+				ObjectNode how = node.putObject("ended");
+				how.put("outcome", ended.outcome());
+				how.put("reason", ended.reason());
+				how.put("tasksMovedCold", ended.tasksMovedCold());
+			});
 		}
 		else if (record instanceof PlanRecord plan) {
 			node.put("incarnation", plan.incarnation());
-			node.put("epoch", plan.epoch());
+			node.put("generation", plan.generation());
 			strings(node.putArray("active"), plan.active());
 			ObjectNode learning = node.putObject("learning");
 			plan.learning().forEach(learning::put);
@@ -70,7 +79,9 @@ public final class ControlCodec {
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
 		}
 		else if (record instanceof PlanEpoch epoch) {
-			node.put("epoch", epoch.epoch());
+			node.put("generation", epoch.generation());
+			node.put("replaces", epoch.replaces());
+			node.put("at", epoch.at().toEpochMilli());
 			node.put("leader", epoch.leader());
 			node.put("summary", epoch.summary());
 			strings(node.putArray("duplicateInstanceIds"), epoch.duplicateInstanceIds());
@@ -94,8 +105,8 @@ public final class ControlCodec {
 		boolean leave = key.startsWith(LeaveRecord.KEY_PREFIX) && key.length() > LeaveRecord.KEY_PREFIX.length();
 		boolean plan = key.startsWith(PlanRecord.KEY_PREFIX) && key.length() > PlanRecord.KEY_PREFIX.length();
 		if (!leave && !plan && !PlanEpoch.KEY.equals(key)) {
-			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, plan/<id> or "
-					+ PlanEpoch.KEY + ")");
+			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, "
+					+ "plan/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
 		}
 		if (value == null) {
 			return Optional.empty();
@@ -121,10 +132,11 @@ public final class ControlCodec {
 			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"), leaveId, requestedAt,
 					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
 					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown"),
-					node.path("cancelled").asBoolean(false)));
+					node.path("cancelled").asBoolean(false), ended(key, node)));
 		}
 		if (plan) {
-			String instanceId = key.substring(PlanRecord.KEY_PREFIX.length());
+			String start = key.substring(PlanRecord.KEY_PREFIX.length());
+			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
 			Map<String, Long> learning = new TreeMap<>();
 			JsonNode learners = node.get("learning");
 			if (learners != null && learners.isObject()) {
@@ -133,14 +145,34 @@ public final class ControlCodec {
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
 				.map((name) -> handOverReason(key, name));
 			return Optional.of(new PlanRecord(instanceId, requiredText(key, node, "incarnation"),
-					requiredLong(key, node, "epoch"), strings(node, "active"),
+					generation(key, node, version), strings(node, "active"),
 					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
 					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver));
 		}
-		long epoch = requiredLong(key, node, "epoch");
-		return Optional.of(new PlanEpoch(epoch, requiredText(key, node, "leader"), Instant.ofEpochMilli(epoch),
-				Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
+		Instant at = Instant.ofEpochMilli(requiredLong(key, node, (version == 1) ? "epoch" : "at"));
+		int replaces = (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "replaces").intValue();
+		return Optional.of(new PlanEpoch(generation(key, node, version), replaces, requiredText(key, node, "leader"),
+				at, Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
 				strings(node, "duplicateInstanceIds")));
+	}
+
+	/**
+	 * Plans of version 1 were identified by the leader's clock: they have no generation.
+	 */
+	private static int generation(String key, JsonNode node, int version) {
+		return (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "generation").intValue();
+	}
+
+	private static Optional<LeaveRecord.Ended> ended(String key, JsonNode node) {
+		JsonNode ended = node.get("ended");
+		if (ended == null || ended.isNull()) {
+			return Optional.empty();
+		}
+		if (!ended.isObject()) {
+			throw new MalformedControlRecordException("value of '" + key + "' has a non-object 'ended'");
+		}
+		return Optional.of(new LeaveRecord.Ended(requiredText(key, ended, "outcome"), requiredText(key, ended, "reason"),
+				requiredLong(key, ended, "tasksMovedCold").intValue()));
 	}
 
 	private static HandOverReason handOverReason(String key, String name) {

@@ -15,11 +15,12 @@ public interface ControlState {
 	Optional<LeaveRecord> leaveRecord(String instanceId);
 
 	/**
-	 * What the last plan says of an instance.
+	 * What the current plan says of one start of an instance.
 	 * @param instanceId the instance
-	 * @return its plan record, if a leader published one
+	 * @param incarnation its start
+	 * @return its plan record, if the current plan has one for that start
 	 */
-	Optional<PlanRecord> plan(String instanceId);
+	Optional<PlanRecord> plan(String instanceId, String incarnation);
 
 	/**
 	 * The last plan's epoch.

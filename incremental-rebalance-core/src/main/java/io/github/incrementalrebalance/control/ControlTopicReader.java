@@ -1,9 +1,15 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -49,7 +55,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
 
-	private final Map<String, PlanRecord> plans = new ConcurrentHashMap<>();
+	/** Plan records by key, then by generation: a late write of a former leader never hides the current plan. */
+	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
 
 	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
 
@@ -115,7 +122,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	@Override
 	public List<LeaveRequest> leaveRequests() {
 		return this.leaves.values().stream()
-			.filter((leave) -> !leave.cancelled())
+			.filter(LeaveRecord::pending)
 			.map(LeaveRecord::toLeaveRequest)
 			.toList();
 	}
@@ -130,12 +137,39 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	@Override
-	public Optional<PlanRecord> plan(String instanceId) {
-		return Optional.ofNullable(this.plans.get(instanceId));
+	public Optional<PlanRecord> plan(String instanceId, String incarnation) {
+		PlanEpoch current = this.epoch.get();
+		if (current == null) {
+			return Optional.empty();
+		}
+		return Optional.ofNullable(this.plans.get(PlanRecord.keyOf(instanceId, incarnation)))
+			.or(() -> Optional.ofNullable(this.plans.get(PlanRecord.KEY_PREFIX + instanceId)))
+			.map((byGeneration) -> byGeneration.get(current.generation()))
+			.filter((plan) -> plan.incarnation().equals(incarnation));
 	}
 
-	public Map<String, PlanRecord> plans() {
-		return Map.copyOf(this.plans);
+	/**
+	 * The plans of the current epoch, one per member start.
+	 * @return the plans, by instance id (then incarnation)
+	 */
+	public List<PlanRecord> plans() {
+		PlanEpoch current = this.epoch.get();
+		if (current == null) {
+			return List.of();
+		}
+		return this.plans.values().stream()
+			.map((byGeneration) -> byGeneration.get(current.generation()))
+			.filter(Objects::nonNull)
+			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
+			.toList();
+	}
+
+	/**
+	 * The keys of the plan records read, for the leader's housekeeping.
+	 * @return the keys
+	 */
+	public Set<String> planKeys() {
+		return Set.copyOf(this.plans.keySet());
 	}
 
 	@Override
@@ -295,7 +329,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				this.leaves.remove(key.substring(LeaveRecord.KEY_PREFIX.length()));
 			}
 			else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
-				this.plans.remove(key.substring(PlanRecord.KEY_PREFIX.length()));
+				this.plans.remove(key);
 			}
 			return;
 		}
@@ -304,10 +338,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			this.leaves.put(leave.instanceId(), leave);
 		}
 		else if (value instanceof PlanRecord plan) {
-			this.plans.put(plan.instanceId(), plan);
+			this.plans.compute(key, (k, held) -> {
+				NavigableMap<Integer, PlanRecord> byGeneration = (held != null) ? new TreeMap<>(held) : new TreeMap<>();
+				byGeneration.put(plan.generation(), plan);
+				return Collections.unmodifiableNavigableMap(byGeneration);
+			});
 		}
-		else if (value instanceof PlanEpoch planEpoch) {
-			this.epoch.set(planEpoch);
+		else if (value instanceof PlanEpoch planEpoch && !adopt(planEpoch, record.offset())) {
+			return;
 		}
 		for (Consumer<ControlRecord> listener : this.listeners) {
 			try {
@@ -317,6 +355,31 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				logger.warn("Control record listener failed on {}", value.key(), ex);
 			}
 		}
+	}
+
+	/**
+	 * Take a plan epoch unless it is a late write of a former leader, then forget the plan records of other
+	 * generations (those of the next plan, written before its epoch, stay).
+	 * @return whether it was taken
+	 */
+	private boolean adopt(PlanEpoch next, long offset) {
+		PlanEpoch held = this.epoch.get();
+		if (held != null && !next.supersedes(held)) {
+			logger.warn("Ignoring the plan of generation {} by {} at offset {} of {}: the plan of generation {} by {} "
+					+ "replaced it (a late write of a former leader)", next.generation(), next.leader(), offset,
+					this.partition, held.generation(), held.leader());
+			return false;
+		}
+		boolean reset = held != null && next.generation() < held.generation();
+		if (reset) {
+			logger.info("The group started again at generation {} (its plans were at generation {}): taking the plan "
+					+ "of {}", next.generation(), held.generation(), next.leader());
+		}
+		this.epoch.set(next);
+		this.plans.replaceAll((key, byGeneration) -> Collections.unmodifiableNavigableMap(new TreeMap<>(reset
+				? byGeneration.subMap(next.generation(), true, next.generation(), true)
+				: byGeneration.tailMap(next.generation(), true))));
+		return true;
 	}
 
 	@Override

@@ -25,9 +25,11 @@ import io.github.incrementalrebalance.assignor.LeaveRequest;
  * @param deadline when it leaves even if its learners are not ready; empty to wait however long
  * @param source who asked (endpoint, command line, shutdown)
  * @param cancelled whether the leave {@code leaveId} was cancelled
+ * @param ended how the leave ended, written by the member as it closes; the record then stays, for the operator's
+ * {@code list}, until the leader's housekeeping removes it
  */
 public record LeaveRecord(String instanceId, String incarnation, String leaveId, Instant requestedAt,
-		Optional<Instant> deadline, String source, boolean cancelled) implements ControlRecord {
+		Optional<Instant> deadline, String source, boolean cancelled, Optional<Ended> ended) implements ControlRecord {
 
 	static final String KEY_PREFIX = "leave/";
 
@@ -38,6 +40,7 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 		Objects.requireNonNull(requestedAt, "requestedAt");
 		Objects.requireNonNull(deadline, "deadline");
 		Objects.requireNonNull(source, "source");
+		Objects.requireNonNull(ended, "ended");
 	}
 
 	/**
@@ -52,7 +55,7 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	public static LeaveRecord request(String instanceId, String incarnation, Instant requestedAt,
 			Optional<Duration> timeout, String source) {
 		return new LeaveRecord(instanceId, incarnation, newLeaveId(), requestedAt, timeout.map(requestedAt::plus),
-				source, false);
+				source, false, Optional.empty());
 	}
 
 	/**
@@ -62,7 +65,25 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	 */
 	public LeaveRecord cancel(String source) {
 		return new LeaveRecord(this.instanceId, this.incarnation, this.leaveId, this.requestedAt, this.deadline,
-				source, true);
+				source, true, Optional.empty());
+	}
+
+	/**
+	 * This request, ended.
+	 * @param how how it ended
+	 * @return the record the member writes as it closes
+	 */
+	public LeaveRecord endedAs(Ended how) {
+		return new LeaveRecord(this.instanceId, this.incarnation, this.leaveId, this.requestedAt, this.deadline,
+				this.source, false, Optional.of(how));
+	}
+
+	/**
+	 * Whether the leave is still to be acted on: neither cancelled nor ended.
+	 * @return true while the member is asked to leave
+	 */
+	public boolean pending() {
+		return !this.cancelled && this.ended.isEmpty();
 	}
 
 	/**
@@ -98,6 +119,28 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	@Override
 	public String key() {
 		return keyOf(this.instanceId);
+	}
+
+	/**
+	 * How a leave ended, in the words of the member's drain outcome.
+	 *
+	 * @param outcome {@code drained}, {@code forced} or {@code left-without-learners}
+	 * @param reason why, e.g. {@code learners-ready} or {@code deadline-passed}
+	 * @param tasksMovedCold stateful tasks that moved without a ready learner
+	 */
+	public record Ended(String outcome, String reason, int tasksMovedCold) {
+
+		public Ended {
+			Objects.requireNonNull(outcome, "outcome");
+			Objects.requireNonNull(reason, "reason");
+		}
+
+		@Override
+		public String toString() {
+			return this.outcome + " (" + this.reason + ")"
+					+ ((this.tasksMovedCold > 0) ? ", " + this.tasksMovedCold + " task(s) moved cold" : "");
+		}
+
 	}
 
 	/**

@@ -7,23 +7,43 @@ import java.util.Objects;
 /**
  * {@code plan-epoch}: the last assignment the leader published: which {@link PlanRecord}s belong together, who led
  * and why it decided what it did.
+ * <p>
+ * A plan is identified by the consumer group generation it was adopted in, never by a clock: a leader publishes it once
+ * its own consumer completed that generation, so a write of a former leader that arrives late (a producer retrying
+ * through a broker fault) carries a lower generation and is recognised as stale (see {@link #supersedes}).
  *
- * @param epoch the assignment's time on the leader's clock, in ms
+ * @param generation the group generation the plan was adopted in; {@link #UNKNOWN_GENERATION} in records of version 1
+ * @param replaces the generation of the plan the leader read when it published, {@link #UNKNOWN_GENERATION} when it
+ * had read none: how a plan after a group reset (generations start again at 1) is told from a stale one
  * @param leader the leader's instance id
- * @param at the same time, as an instant
+ * @param at when the leader published it, on its clock: shown, never compared
  * @param summary the decision log line
  * @param duplicateInstanceIds instance ids two or more live members use
  */
-public record PlanEpoch(long epoch, String leader, Instant at, String summary, List<String> duplicateInstanceIds)
-		implements ControlRecord {
+public record PlanEpoch(int generation, int replaces, String leader, Instant at, String summary,
+		List<String> duplicateInstanceIds) implements ControlRecord {
 
 	public static final String KEY = "plan-epoch";
+
+	/** The generation of a plan written before plans carried one. */
+	public static final int UNKNOWN_GENERATION = -1;
 
 	public PlanEpoch {
 		Objects.requireNonNull(leader, "leader");
 		Objects.requireNonNull(at, "at");
 		Objects.requireNonNull(summary, "summary");
 		duplicateInstanceIds = List.copyOf(duplicateInstanceIds);
+	}
+
+	/**
+	 * Whether this plan replaces the one a member holds: it was adopted in a later generation (or the same, published
+	 * again), or its leader had read the held plan and still published an earlier generation, which only a group
+	 * that was deleted and started again can do. A plan of a former leader that arrives late is neither.
+	 * @param held the plan the member holds
+	 * @return true when this plan is the newer one
+	 */
+	public boolean supersedes(PlanEpoch held) {
+		return this.generation >= held.generation || this.replaces == held.generation;
 	}
 
 	@Override

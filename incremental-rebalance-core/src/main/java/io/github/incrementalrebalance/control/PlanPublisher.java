@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,15 +20,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes each plan this instance computes as leader to the control topic: one {@code plan/<id>} per member, then
- * the {@code plan-epoch}. Runs on the leader's stream thread, so it only hands the records to the writer's thread.
+ * Publishes each plan this instance computes as leader to the control topic: one {@code plan/<id>/<incarnation>} per
+ * member start, then the {@code plan-epoch}. A plan is published once the leader's consumer completed the generation
+ * it was computed for ({@link #generationCompleted}), so that it carries that generation: a plan whose rebalance
+ * failed is never published, and a late write of a former leader is recognised by its lower generation. Both calls
+ * run on the leader's stream thread, so it only hands the records to the writer's thread.
  */
 public final class PlanPublisher implements PlanListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
 
-	/** How long a leave record is kept while the start of the member it names is absent from the group. */
-	static final Duration GONE_FOR = Duration.ofMinutes(10);
+	/** How long a leave record is kept by default while the start of the member it names is absent from the group. */
+	public static final Duration DEFAULT_GONE_FOR = Duration.ofMinutes(10);
 
 	private final ControlTopicWriter writer;
 
@@ -37,7 +41,12 @@ public final class PlanPublisher implements PlanListener {
 
 	private final Map<String, Instant> absentSince = new ConcurrentHashMap<>();
 
+	/** The plan each stream thread computed as leader, until its consumer completes the generation. */
+	private final ThreadLocal<Plan> computed = new ThreadLocal<>();
+
 	private final String leader;
+
+	private final Duration goneFor;
 
 	private final Clock clock;
 
@@ -45,29 +54,54 @@ public final class PlanPublisher implements PlanListener {
 	 * @param writer the control topic writer
 	 * @param reader the control topic reader, for the leave records
 	 * @param leader this instance's id, named as leader in the epoch
-	 * @param clock the clock giving the epoch
+	 * @param goneFor how long a leave record is kept while the member start it names is absent from the group
+	 * @param clock the clock of the epoch's time and of absences
 	 */
-	public PlanPublisher(ControlTopicWriter writer, ControlTopicReader reader, String leader, Clock clock) {
+	public PlanPublisher(ControlTopicWriter writer, ControlTopicReader reader, String leader, Duration goneFor,
+			Clock clock) {
 		this.writer = writer;
 		this.reader = reader;
 		this.leader = leader;
+		this.goneFor = goneFor;
 		this.clock = clock;
 	}
 
 	@Override
 	public void onPlan(Plan plan, AssignmentError error) {
 		if (error != AssignmentError.NONE) {
+			this.computed.remove();
 			return;
 		}
+		this.computed.set(plan);
+	}
+
+	/**
+	 * The consumer of the calling stream thread completed a generation: publish the plan this thread computed for it,
+	 * if it led.
+	 * @param generation the group generation completed
+	 */
+	public void generationCompleted(int generation) {
+		Plan plan = this.computed.get();
+		if (plan == null) {
+			return;
+		}
+		this.computed.remove();
 		Instant at = this.clock.instant();
 		List<ControlRecord> records = new ArrayList<>();
+		Set<String> keys = new HashSet<>();
 		for (MemberPlan member : plan.members()) {
-			records.add(PlanRecord.of(member, at));
+			PlanRecord record = PlanRecord.of(member, generation);
+			records.add(record);
+			keys.add(record.key());
 		}
-		records.add(new PlanEpoch(at.toEpochMilli(), this.leader, at, plan.explain(at),
+		int replaces = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.explain(at),
 				List.copyOf(plan.duplicateInstanceIds())));
 		warnOfStaleLeaves(plan);
-		this.writer.publishPlan(records, leavesOfLongGoneMembers(plan, at));
+		List<String> tombstones = new ArrayList<>(leavesOfLongGoneMembers(plan, at));
+		// plans of member starts that are no longer in the group
+		this.reader.planKeys().stream().filter((key) -> !keys.contains(key)).forEach(tombstones::add);
+		this.writer.publishPlan(records, tombstones);
 	}
 
 	/**
@@ -77,7 +111,7 @@ public final class PlanPublisher implements PlanListener {
 		Map<String, String> incarnations = new HashMap<>();
 		plan.members().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
 		for (LeaveRecord leave : this.reader.leaveRecords().values()) {
-			if (leave.cancelled()) {
+			if (!leave.pending()) {
 				continue;
 			}
 			String current = incarnations.get(leave.instanceId());
@@ -91,7 +125,7 @@ public final class PlanPublisher implements PlanListener {
 
 	/**
 	 * Leave records outlive their members (a pod that crashed while leaving): the leader tombstones those whose
-	 * member start has been absent from the group for longer than {@link #GONE_FOR}. Absence is measured on this
+	 * member start has been absent from the group for longer than the bound given. Absence is measured on this
 	 * leader's clock from when it first planned without that start, never from the request's time (another machine's
 	 * clock, and a drain of a large state may rightly take longer); a leader that takes over counts anew.
 	 */
@@ -109,7 +143,7 @@ public final class PlanPublisher implements PlanListener {
 		return leaves.values().stream()
 			.filter((leave) -> {
 				Instant since = this.absentSince.get(startOf(leave.instanceId(), leave.incarnation()));
-				return since != null && since.plus(GONE_FOR).isBefore(now);
+				return since != null && since.plus(this.goneFor).isBefore(now);
 			})
 			.map(LeaveRecord::key)
 			.toList();

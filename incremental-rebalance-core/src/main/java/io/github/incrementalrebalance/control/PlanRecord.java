@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.control;
 
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +12,14 @@ import io.github.incrementalrebalance.assignor.Learner;
 import io.github.incrementalrebalance.assignor.MemberPlan;
 
 /**
- * {@code plan/<instance-id>}: what the last assignment planned for one member. One record per member, so the plan of a
- * group of thousands of members never makes one large record.
+ * {@code plan/<instance-id>/<incarnation>}: what the last assignment planned for one start of a member. One record per
+ * member, so the plan of a group of thousands of members never makes one large record; keyed by the start as well, so
+ * that two live members with one instance id (a misconfiguration the plan reports) cannot overwrite each other's plan.
+ * Records of version 1 are keyed {@code plan/<instance-id>}.
  *
  * @param instanceId the member
  * @param incarnation the start of the member the plan is for; a plan for an earlier start is stale
- * @param epoch the assignment this plan belongs to (the leader's clock, in ms), as in {@link PlanEpoch}
+ * @param generation the group generation of the plan this record belongs to, as in {@link PlanEpoch}
  * @param active tasks it runs
  * @param learning its learners: task to lag when planned
  * @param ready its learners that were ready when planned
@@ -28,7 +29,8 @@ import io.github.incrementalrebalance.assignor.MemberPlan;
  * @param leaveId the leave request the plan acts on; empty when not leaving, and in plans of version 1
  * @param handOver why it should leave the group now, if it should
  */
-public record PlanRecord(String instanceId, String incarnation, long epoch, List<String> active, Map<String, Long> learning,
+public record PlanRecord(String instanceId, String incarnation, int generation, List<String> active,
+		Map<String, Long> learning,
 		List<String> ready, List<String> beingLearned, List<String> standby, boolean leaving,
 		Optional<String> leaveId, Optional<HandOverReason> handOver) implements ControlRecord {
 
@@ -59,13 +61,13 @@ public record PlanRecord(String instanceId, String incarnation, long epoch, List
 	/**
 	 * The record of one member's plan.
 	 * @param plan the member's plan
-	 * @param at the assignment's time on the leader's clock
+	 * @param generation the group generation the plan was adopted in
 	 * @return the record
 	 */
-	public static PlanRecord of(MemberPlan plan, Instant at) {
+	public static PlanRecord of(MemberPlan plan, int generation) {
 		Map<String, Long> learning = new TreeMap<>();
 		plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
-		return new PlanRecord(plan.instanceId(), plan.incarnation(), at.toEpochMilli(), names(plan.active()), learning,
+		return new PlanRecord(plan.instanceId(), plan.incarnation(), generation, names(plan.active()), learning,
 				plan.learning().values().stream().filter(Learner::ready).map((l) -> l.task().toString()).toList(),
 				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.leaveId(), plan.handOver());
 	}
@@ -74,13 +76,19 @@ public record PlanRecord(String instanceId, String incarnation, long epoch, List
 		return tasks.stream().map(Object::toString).toList();
 	}
 
-	public static String keyOf(String instanceId) {
-		return KEY_PREFIX + instanceId;
+	/**
+	 * The key of the plan of one start of a member.
+	 * @param instanceId the member
+	 * @param incarnation its start
+	 * @return {@code plan/<instance-id>/<incarnation>}
+	 */
+	public static String keyOf(String instanceId, String incarnation) {
+		return KEY_PREFIX + instanceId + "/" + incarnation;
 	}
 
 	@Override
 	public String key() {
-		return keyOf(this.instanceId);
+		return keyOf(this.instanceId, this.incarnation);
 	}
 
 }

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * LEAVING -> STABLE on cancel. How a leave ended is its {@link DrainOutcome}; only a hand-over to ready learners is
  * DRAINED.
  * <p>
- * Leaving writes {@code leave/<id>} with a new leave id and asks for a rebalance. The leave counts as acknowledged only
+ * Leaving writes {@code leave/<id>} with a new leave id and asks for a rebalance; once closed, the member writes how
+ * the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
  * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
  * scale-down timeout, how long it waits for an acknowledgement) runs on its own clock from when it read the request:
  * the requester may be another machine. Only an explicit cancel record of this leave cancels it; a leave record that
@@ -87,8 +88,6 @@ final class Drain {
 	private String stayedFrom;
 
 	private int generationAtRequest;
-
-	private long epochAtRequest;
 
 	private Instant unansweredSince;
 
@@ -188,7 +187,6 @@ final class Drain {
 		this.retry = FIRST_RETRY;
 		this.nextRetry = now.plus(this.retry);
 		this.generationAtRequest = this.trigger.observedGeneration();
-		this.epochAtRequest = planEpoch();
 		this.unansweredSince = null;
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
@@ -235,7 +233,7 @@ final class Drain {
 		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId())
 			.filter((leave) -> leave.incarnation().equals(this.identity.incarnation()));
 		if (this.state == MemberState.STABLE) {
-			record.filter((leave) -> !leave.cancelled() && !leave.leaveId().equals(this.stayedFrom))
+			record.filter((leave) -> leave.pending() && !leave.leaveId().equals(this.stayedFrom))
 				.ifPresent((leave) -> {
 					startLeaving(leave);
 					this.recordSeen = true;
@@ -249,8 +247,8 @@ final class Drain {
 			return;
 		}
 		Instant now = this.clock.instant();
-		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
-			.filter((own) -> own.incarnation().equals(this.identity.incarnation()) && own.actsOn(this.leave.leaveId()));
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
+			.filter((own) -> own.actsOn(this.leave.leaveId()));
 		if (plan.isPresent()) {
 			this.confirmed = true;
 			Optional<HandOverReason> handOver = plan.get().handOver();
@@ -303,7 +301,7 @@ final class Drain {
 		}
 		LeaveRecord read = record.get();
 		if (!read.leaveId().equals(this.leave.leaveId())) {
-			if (!read.cancelled()) {
+			if (read.pending()) {
 				logger.info("{} was asked to leave again (leave {}): it follows the new request",
 						this.identity.instanceId(), read.leaveId());
 				startLeaving(read);
@@ -337,12 +335,13 @@ final class Drain {
 	}
 
 	/**
-	 * A rebalance completed after the leave request, yet no leader published a plan since: after a short grace for
-	 * the plan to be read, the leader is taken to run without learners.
+	 * A rebalance completed after the leave request, yet the plan read is of an earlier generation: after a short
+	 * grace for the plan to be read, the leader is taken to run without learners.
 	 */
 	private boolean leaderCannotLearn(Instant now) {
-		boolean rebalanced = this.trigger.observedGeneration() > this.generationAtRequest;
-		if (!rebalanced || planEpoch() != this.epochAtRequest) {
+		int completed = this.trigger.observedGeneration();
+		int planned = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+		if (completed <= this.generationAtRequest || planned >= completed) {
 			this.unansweredSince = null;
 			return false;
 		}
@@ -350,10 +349,6 @@ final class Drain {
 			this.unansweredSince = now;
 		}
 		return !now.isBefore(this.unansweredSince.plus(PLAN_GRACE));
-	}
-
-	private long planEpoch() {
-		return this.reader.planEpoch().map(PlanEpoch::epoch).orElse(-1L);
 	}
 
 	private void finish(DrainOutcome how) {
@@ -367,16 +362,18 @@ final class Drain {
 		}
 		moveTo(how.state());
 		this.leaveOnClose.markDrained();
-		String leaveKey = LeaveRecord.keyOf(this.identity.instanceId());
+		// written once closed: until then the leader must still see a member that leaves
+		LeaveRecord ended = this.leave.endedAs(new LeaveRecord.Ended(how.kind().word(), how.reason().word(),
+				how.tasksMovedCold()));
 		Thread closer = new Thread(() -> {
 			try {
 				this.closeStreams.run();
 			}
 			finally {
-				this.writer.tombstone(leaveKey).whenComplete((done, failure) -> {
+				this.writer.write(ended).whenComplete((done, failure) -> {
 					if (failure != null) {
-						logger.warn("Could not remove the leave record of {}; a leader removes it once the member is "
-								+ "gone", this.identity.instanceId(), failure);
+						logger.warn("Could not record how the leave of {} ended on the control topic; a leader removes "
+								+ "its leave record once the member is gone", this.identity.instanceId(), failure);
 					}
 				});
 				moveTo(MemberState.CLOSED);

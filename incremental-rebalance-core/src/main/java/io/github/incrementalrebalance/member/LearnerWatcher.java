@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -44,7 +45,8 @@ final class LearnerWatcher {
 
 	private final Clock clock;
 
-	private long triggeredForEpoch = -1;
+	/** The generation of the plan whose learners this member last asked a rebalance for. */
+	private OptionalInt triggeredFor = OptionalInt.empty();
 
 	private Instant lastTrigger = Instant.EPOCH;
 
@@ -62,9 +64,8 @@ final class LearnerWatcher {
 	}
 
 	void check() {
-		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
-			.filter((record) -> record.incarnation().equals(this.identity.incarnation()));
-		if (plan.isEmpty() || plan.get().learning().isEmpty() || plan.get().epoch() == this.triggeredForEpoch) {
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
+		if (plan.isEmpty() || plan.get().learning().isEmpty() || this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
 			return;
 		}
 		Instant now = this.clock.instant();
@@ -86,7 +87,7 @@ final class LearnerWatcher {
 		if (fire) {
 			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
 			this.trigger.request("incremental-rebalance: learners ready " + ready);
-			this.triggeredForEpoch = plan.get().epoch();
+			this.triggeredFor = OptionalInt.of(plan.get().generation());
 			this.lastTrigger = now;
 		}
 	}

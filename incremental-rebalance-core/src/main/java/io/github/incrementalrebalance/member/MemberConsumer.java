@@ -1,11 +1,15 @@
 package io.github.incrementalrebalance.member;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,9 +43,52 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			delegate().enforceRebalance(reason);
 			this.trigger.enforced();
 		}
-		ConsumerRecords<byte[], byte[]> records = delegate().poll(timeout);
-		this.trigger.observeGeneration(delegate().groupMetadata().generationId());
-		return records;
+		return delegate().poll(timeout);
+	}
+
+	@Override
+	public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
+		delegate().subscribe(topics, new GenerationReporter(callback));
+	}
+
+	@Override
+	public void subscribe(Pattern pattern, ConsumerRebalanceListener callback) {
+		delegate().subscribe(pattern, new GenerationReporter(callback));
+	}
+
+	/**
+	 * Kafka Streams' rebalance listener, told first of every rebalance this consumer completes: the consumer calls
+	 * {@code onPartitionsAssigned} after each one, on its own thread, once its group metadata has the new generation.
+	 */
+	private final class GenerationReporter implements ConsumerRebalanceListener {
+
+		private final ConsumerRebalanceListener streamsListener;
+
+		GenerationReporter(ConsumerRebalanceListener streamsListener) {
+			this.streamsListener = streamsListener;
+		}
+
+		@Override
+		public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+			try {
+				MemberConsumer.this.trigger.generationCompleted(delegate().groupMetadata().generationId());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not report the generation completed", ex);
+			}
+			this.streamsListener.onPartitionsAssigned(partitions);
+		}
+
+		@Override
+		public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+			this.streamsListener.onPartitionsRevoked(partitions);
+		}
+
+		@Override
+		public void onPartitionsLost(Collection<TopicPartition> partitions) {
+			this.streamsListener.onPartitionsLost(partitions);
+		}
+
 	}
 
 	@Override

@@ -32,7 +32,6 @@ import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
-import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.PlanRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -91,6 +90,9 @@ public final class MemberRuntime implements AutoCloseable {
 	private final Clock clock;
 
 	private MemberClientSupplier clientSupplier;
+
+	/** Publishes the plans of this start's stream threads when they lead; made by {@link #configure}. */
+	private volatile PlanPublisher publisher;
 
 	private KafkaStreams streams;
 
@@ -215,8 +217,9 @@ public final class MemberRuntime implements AutoCloseable {
 		this.identity.clientTags()
 			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
 		configured.put(ControlView.CONFIG, this.reader);
-		configured.put(PlanListener.CONFIG,
-				new PlanPublisher(this.writer, this.reader, this.identity.instanceId(), this.clock));
+		this.publisher = new PlanPublisher(this.writer, this.reader, this.identity.instanceId(),
+				this.config.leaveRecordRetention(), this.clock);
+		configured.put(PlanListener.CONFIG, this.publisher);
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
 		return configured;
 	}
@@ -258,6 +261,12 @@ public final class MemberRuntime implements AutoCloseable {
 		if (this.clientSupplier == null) {
 			this.clientSupplier = new MemberClientSupplier(applicationSupplier,
 					new LeaveOnClose(this.config.leaveOnClose()), ClientCapabilities.detected());
+			this.clientSupplier.rebalanceTrigger().addGenerationListener((generation) -> {
+				PlanPublisher plans = this.publisher;
+				if (plans != null) {
+					plans.generationCompleted(generation);
+				}
+			});
 		}
 		return this.clientSupplier;
 	}
@@ -438,13 +447,10 @@ public final class MemberRuntime implements AutoCloseable {
 	 * Whether the last plan shows no other member that is not leaving; false while no plan is known.
 	 */
 	private boolean isLastStableMember() {
-		Optional<PlanEpoch> epoch = this.reader.planEpoch();
-		if (epoch.isEmpty()) {
+		if (this.reader.planEpoch().isEmpty()) {
 			return false;
 		}
-		long current = epoch.get().epoch();
-		return this.reader.plans().values().stream()
-			.filter((plan) -> plan.epoch() == current)
+		return this.reader.plans().stream()
 			.filter((plan) -> !plan.instanceId().equals(this.identity.instanceId()))
 			.noneMatch((plan) -> !plan.leaving());
 	}
@@ -474,8 +480,7 @@ public final class MemberRuntime implements AutoCloseable {
 		if (this.streams == null) {
 			return List.of();
 		}
-		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId())
-			.filter((record) -> record.incarnation().equals(this.identity.incarnation()));
+		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
 		Set<String> beingLearned = plan.map((p) -> Set.copyOf(p.beingLearned())).orElse(Set.of());
 		Set<String> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
 		long acceptableLag = acceptableRecoveryLag();

@@ -1,8 +1,11 @@
 package io.github.incrementalrebalance.member;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 
 /**
  * Lets any thread ask for a rebalance of the group. Kafka Streams 4.1 has no public call for it, and a consumer
@@ -21,6 +24,8 @@ public final class RebalanceTrigger {
 	private final AtomicLong enforced = new AtomicLong();
 
 	private final AtomicInteger generation = new AtomicInteger(-1);
+
+	private final List<IntConsumer> generationListeners = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Ask for a rebalance; returns at once.
@@ -63,8 +68,20 @@ public final class RebalanceTrigger {
 		return this.generation.get();
 	}
 
-	void observeGeneration(int generationId) {
+	/**
+	 * Be told of every rebalance a main consumer of this instance completes, on that consumer's stream thread, before
+	 * Kafka Streams handles its assignment (return fast, never throw).
+	 * @param listener gets the generation completed
+	 */
+	public void addGenerationListener(IntConsumer listener) {
+		this.generationListeners.add(listener);
+	}
+
+	void generationCompleted(int generationId) {
 		this.generation.accumulateAndGet(generationId, Math::max);
+		for (IntConsumer listener : this.generationListeners) {
+			listener.accept(generationId);
+		}
 	}
 
 	String take() {

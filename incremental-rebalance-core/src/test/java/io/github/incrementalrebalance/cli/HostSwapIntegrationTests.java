@@ -92,6 +92,15 @@ class HostSwapIntegrationTests {
 					new1.restoredRecords().restoredInto(task) + new2.restoredRecords().restoredInto(task))
 				.as("records restored at promotion of %s", task)
 				.isLessThanOrEqualTo(1_000L));
+			await("each old instance recorded how its leave ended").atMost(Duration.ofSeconds(30))
+				.until(() -> new1.runtime().controlView().leaveRecords().values().stream()
+					.filter((record) -> record.ended().isPresent())
+					.count() == 2);
+			String after = run(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+					applicationId);
+			assertThat(after.substring(after.indexOf("left:"))).as("the operator sees how each leave ended")
+				.containsPattern("old-1 .* drained \\(learners-ready\\)")
+				.containsPattern("old-2 .* drained \\(learners-ready\\)");
 			producer.stopMarkers();
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), applicationId + "-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));

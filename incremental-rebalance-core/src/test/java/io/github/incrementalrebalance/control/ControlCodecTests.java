@@ -29,6 +29,11 @@ class ControlCodecTests {
 		assertThat(roundTrip(cancel)).isEqualTo(cancel)
 			.satisfies((read) -> assertThat(((LeaveRecord) read).cancelled()).isTrue());
 		assertThat(cancel.leaveId()).isEqualTo(leave.leaveId());
+		LeaveRecord ended = leave.endedAs(new LeaveRecord.Ended("forced", "deadline-passed", 2));
+		assertThat(roundTrip(ended)).isEqualTo(ended);
+		assertThat(ended.pending()).isFalse();
+		assertThat(ended.ended()).hasValueSatisfying(
+				(how) -> assertThat(how).hasToString("forced (deadline-passed), 2 task(s) moved cold"));
 	}
 
 	@Test
@@ -37,7 +42,7 @@ class ControlCodecTests {
 			.getBytes(StandardCharsets.UTF_8);
 		LeaveRecord read = (LeaveRecord) ControlCodec.decode("leave/pod-7", value).orElseThrow();
 		assertThat(read).isEqualTo(new LeaveRecord("pod-7", "a1", "v1-5", Instant.ofEpochMilli(5),
-				Optional.of(Instant.ofEpochMilli(60005)), "cli", false));
+				Optional.of(Instant.ofEpochMilli(60005)), "cli", false, Optional.empty()));
 		assertThat(read.timeout()).contains(Duration.ofMinutes(1));
 	}
 
@@ -46,6 +51,7 @@ class ControlCodecTests {
 		byte[] v1 = "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"leaving\":true}".getBytes(StandardCharsets.UTF_8);
 		PlanRecord legacy = (PlanRecord) ControlCodec.decode("plan/pod-7", v1).orElseThrow();
 		assertThat(legacy.leaveId()).isEmpty();
+		assertThat(legacy.generation()).isEqualTo(PlanEpoch.UNKNOWN_GENERATION);
 		assertThat(legacy.actsOn("any")).isTrue();
 		PlanRecord echoing = new PlanRecord("pod-7", "a", 2, List.of(), Map.of(), List.of(), List.of(), List.of(), true,
 				Optional.of("l1"), Optional.empty());
@@ -55,12 +61,34 @@ class ControlCodecTests {
 
 	@Test
 	void planRecordAndEpochRoundTrip() {
-		PlanRecord plan = new PlanRecord("pod-7", "k3j9", NOW.toEpochMilli(), List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
+		PlanRecord plan = new PlanRecord("pod-7", "k3j9", 12, List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
 				List.of("0_2"), List.of("0_1"), List.of("0_4"), true, Optional.of("l1"),
 				Optional.of(HandOverReason.LEARNERS_READY));
+		assertThat(plan.key()).as("one key per member start").isEqualTo("plan/pod-7/k3j9");
 		assertThat(roundTrip(plan)).isEqualTo(plan);
-		PlanEpoch epoch = new PlanEpoch(NOW.toEpochMilli(), "pod-1", NOW, "moved none", List.of("pod-3"));
+		PlanEpoch epoch = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"));
 		assertThat(roundTrip(epoch)).isEqualTo(epoch);
+	}
+
+	@Test
+	void epochOfVersionOneHasNoGenerationAndTheLeadersTime() {
+		byte[] v1 = "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}".getBytes(StandardCharsets.UTF_8);
+		assertThat(ControlCodec.decode(PlanEpoch.KEY, v1)).contains(new PlanEpoch(PlanEpoch.UNKNOWN_GENERATION,
+				PlanEpoch.UNKNOWN_GENERATION, "pod-1", Instant.ofEpochMilli(5000), "", List.of()));
+	}
+
+	@Test
+	void aPlanSupersedesOnlyAnEarlierGenerationOrTheOneItsLeaderReplacedAfterAGroupReset() {
+		PlanEpoch held = new PlanEpoch(8, 7, "b", NOW, "", List.of());
+		assertThat(new PlanEpoch(9, 8, "c", NOW, "", List.of()).supersedes(held)).isTrue();
+		assertThat(new PlanEpoch(8, 7, "b", NOW, "", List.of()).supersedes(held)).as("published again").isTrue();
+		assertThat(new PlanEpoch(7, 6, "a", NOW.plusSeconds(60), "", List.of()).supersedes(held))
+			.as("a former leader's late write, whatever its clock says").isFalse();
+		assertThat(new PlanEpoch(1, 8, "d", NOW, "", List.of()).supersedes(held))
+			.as("the group was deleted and started again: its leader had read generation 8").isTrue();
+		assertThat(new PlanEpoch(3, PlanEpoch.UNKNOWN_GENERATION, "e", NOW, "", List.of()).supersedes(
+				new PlanEpoch(PlanEpoch.UNKNOWN_GENERATION, PlanEpoch.UNKNOWN_GENERATION, "old", NOW, "", List.of())))
+			.as("after plans of version 1").isTrue();
 	}
 
 	@Test
@@ -73,7 +101,8 @@ class ControlCodecTests {
 		byte[] value = ("{\"v\":3,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,\"source\":\"cli\","
 				+ "\"reason\":\"x\"}").getBytes(StandardCharsets.UTF_8);
 		assertThat(ControlCodec.decode("leave/pod-7", value)).contains(
-				new LeaveRecord("pod-7", "a1", "l1", Instant.ofEpochMilli(5), Optional.empty(), "cli", false));
+				new LeaveRecord("pod-7", "a1", "l1", Instant.ofEpochMilli(5), Optional.empty(), "cli", false,
+						Optional.empty()));
 	}
 
 	@Test
@@ -87,6 +116,9 @@ class ControlCodecTests {
 		assertMalformed("plan/pod-7", "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":7,\"requestedAt\":5}",
 				"non-text 'leaveId'");
+		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"epoch\":1}", "needs a number field 'generation'");
+		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,"
+				+ "\"ended\":{\"outcome\":\"drained\"}}", "needs a text field 'reason'");
 		assertMalformed("something", "{\"v\":1}", "unknown key 'something'");
 	}
 

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.junit.jupiter.api.Test;
@@ -109,9 +110,10 @@ class ControlTopicIntegrationTests {
 				writer.publishPlan(List.<ControlRecord>of(
 						new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"), List.of(), true,
 								Optional.of(s3.leaveId()), Optional.empty()),
-						new PlanEpoch(7, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
-				await().atMost(TIMEOUT).until(() -> reader.planEpoch().isPresent() && reader.plan("s3").isPresent());
-				assertThat(reader.plan("s3").orElseThrow().beingLearned()).containsExactly("0_1");
+						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
+				await().atMost(TIMEOUT).until(() -> reader.plan("s3", "inc3").isPresent());
+				assertThat(reader.plan("s3", "inc3").orElseThrow().beingLearned()).containsExactly("0_1");
+				assertThat(reader.plan("s3", "inc2")).as("the plan of another start").isEmpty();
 				assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("s1");
 
 				writer.write(s3.cancel("cli")).join();
@@ -167,17 +169,18 @@ class ControlTopicIntegrationTests {
 			writer.write(LeaveRecord.request("restarted", "r1", now, Optional.empty(), "cli")).join();
 			reader.start();
 			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 3);
-			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", leaderClock);
+			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+					leaderClock);
 
 			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
-				publisher.onPlan(planOf(member("restarted", "r2")), AssignmentError.NONE);
+				publish(publisher, planOf(member("restarted", "r2")), 1);
 				assertThat(log.messages(Level.WARN)).singleElement().asString()
 					.contains("Ignoring the leave request of restarted for its start r1: it runs start r2 now");
 			}
 			leaderClock.advance(Duration.ofMinutes(5));
-			publisher.onPlan(planOf(member("restarted", "r2"), member("long-drain", "d1")), AssignmentError.NONE);
+			publish(publisher, planOf(member("restarted", "r2"), member("long-drain", "d1")), 2);
 			leaderClock.advance(Duration.ofMinutes(6));
-			publisher.onPlan(planOf(member("restarted", "r2")), AssignmentError.NONE);
+			publish(publisher, planOf(member("restarted", "r2")), 3);
 
 			await("the leaves of starts absent for 11 minutes forgotten").atMost(TIMEOUT)
 				.until(() -> reader.leaveRecord("crashed").isEmpty() && reader.leaveRecord("restarted").isEmpty());
@@ -187,8 +190,59 @@ class ControlTopicIntegrationTests {
 		}
 	}
 
-	private static MemberPlan member(String instanceId, String incarnation) {
-		return new MemberPlan(new ProcessId(UUID.randomUUID()), instanceId, incarnation, new TreeSet<>(),
+	@Test
+	void aLateWriteOfAFormerLeaderNeverReplacesTheCurrentPlanAndTwoStartsOfOneIdKeepTheirOwnPlans() {
+		String topic = "generations-control";
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		Map<String, Object> streamsConfig = Map.of("application.id", "generations", "bootstrap.servers",
+				broker.bootstrapServers());
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+					Clock.systemUTC());
+			publish(leader, planOf(member("a", "a1", "0_1"), member("twin", "t1", "0_2"), member("twin", "t2", "0_3")), 8);
+			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(8)));
+			assertThat(reader.plan("twin", "t1").orElseThrow().active()).as("one id, two starts: two plans")
+				.containsExactly("0_2");
+			assertThat(reader.plan("twin", "t2").orElseThrow().active()).containsExactly("0_3");
+
+			try (LogCapture log = LogCapture.of(ControlTopicReader.class)) {
+				// a former leader's plan of generation 7 arrives late; its clock is a minute ahead
+				writer.publishPlan(List.of(
+						new PlanRecord("a", "a1", 7, List.of("0_9"), Map.of(), List.of(), List.of(), List.of(), false,
+								Optional.empty(), Optional.empty()),
+						new PlanEpoch(7, 6, "former", Instant.now().plusSeconds(60), "moved 0_9", List.of())),
+						List.of());
+				await().atMost(TIMEOUT).until(() -> !log.messages(Level.WARN).isEmpty());
+				assertThat(log.messages(Level.WARN)).singleElement().asString()
+					.contains("Ignoring the plan of generation 7 by former")
+					.contains("the plan of generation 8 by leader replaced it");
+			}
+			assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("leader");
+			assertThat(reader.plan("a", "a1").orElseThrow().active()).containsExactly("0_1");
+
+			publish(leader, planOf(member("a", "a1", "0_1", "0_3"), member("twin", "t1", "0_2")), 9);
+			await("the plan of a start no longer in the group removed").atMost(TIMEOUT)
+				.until(() -> !reader.planKeys().contains("plan/twin/t2"));
+			assertThat(reader.plans()).extracting(PlanRecord::key).containsExactly("plan/a/a1", "plan/twin/t1");
+		}
+	}
+
+	/**
+	 * As a leader's stream thread does: the plan computed in the assignment, published once the generation completed.
+	 */
+	private static void publish(PlanPublisher publisher, Plan plan, int generation) {
+		publisher.onPlan(plan, AssignmentError.NONE);
+		publisher.generationCompleted(generation);
+	}
+
+	private static MemberPlan member(String instanceId, String incarnation, String... active) {
+		TreeSet<TaskId> tasks = new TreeSet<>();
+		for (String task : active) {
+			tasks.add(TaskId.parse(task));
+		}
+		return new MemberPlan(new ProcessId(UUID.randomUUID()), instanceId, incarnation, tasks,
 				new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty(), Optional.empty());
 	}
 

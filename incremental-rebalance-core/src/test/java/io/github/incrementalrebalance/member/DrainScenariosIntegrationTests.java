@@ -80,7 +80,7 @@ class DrainScenariosIntegrationTests {
 						&& roles.leaver().state() == KafkaStreams.State.RUNNING);
 			assertThat(roles.leaver().runtime().state()).isEqualTo(MemberState.LEAVING);
 			TaskId slowTask = roles.leaver().activeTasks().iterator().next();
-			assertThat(roles.slow().runtime().controlView().plan(roles.slow().name()).map(PlanRecord::learning)
+			assertThat(roles.slow().plan().map(PlanRecord::learning)
 				.orElseThrow()).as("the slow learner still warms up").containsKey(slowTask.toString());
 			roles.slowThrottle().release();
 			await("the leaver drained").atMost(Duration.ofMinutes(1))
@@ -104,7 +104,7 @@ class DrainScenariosIntegrationTests {
 			roles.leaver().runtime().leave(Optional.empty(), "test");
 
 			await("the fast learner is ready").atMost(Duration.ofSeconds(30))
-				.until(() -> roles.fast().runtime().controlView().plan(roles.fast().name())
+				.until(() -> roles.fast().plan()
 					.map((plan) -> !plan.ready().isEmpty())
 					.orElse(false));
 			assertThat(roles.leaver().activeTasks()).as("conservative: nothing moves before every learner is ready")
@@ -123,9 +123,7 @@ class DrainScenariosIntegrationTests {
 				.until(() -> roles.leaver().runtime().state() == MemberState.CLOSED);
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> StreamsInstance.activeTasksOf(roles.fast(), roles.slow()).containsAll(ofLeaver));
-			assertThat(roles.leaver().runtime().controlView().plan(roles.leaver().name()).flatMap(PlanRecord::handOver))
-				.contains(HandOverReason.LEARNERS_READY);
-			assertThat(roles.leaver().runtime().drainOutcome())
+			assertThat(roles.leaver().runtime().drainOutcome()).as("the leader handed over for ready learners")
 				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
 			assertRestoredAtPromotionAtMostTheLag(ofLeaver, roles.fast(), roles.slow());
 			long enforced = roles.enforcedByLearners();
@@ -146,12 +144,12 @@ class DrainScenariosIntegrationTests {
 
 			b.runtime().leave(Optional.empty(), "test");
 			await("learners placed").atMost(Duration.ofSeconds(30))
-				.until(() -> b.runtime().controlView().plan("b").map(PlanRecord::leaving).orElse(false));
+				.until(() -> b.plan().map(PlanRecord::leaving).orElse(false));
 			assertThat(b.runtime().cancel()).isTrue();
 
 			assertThat(b.runtime().state()).isEqualTo(MemberState.STABLE);
 			await("plan without b leaving and without learners").atMost(Duration.ofSeconds(30))
-				.until(() -> b.runtime().controlView().plans().values().stream()
+				.until(() -> b.runtime().controlView().plans().stream()
 					.allMatch((plan) -> !plan.leaving() && plan.learning().isEmpty()));
 			assertThat(b.activeTasks()).isEqualTo(ofB);
 		}
@@ -181,7 +179,6 @@ class DrainScenariosIntegrationTests {
 				assertThat(outcome.tasksMovedCold()).as("b's tasks whose learners were not ready")
 					.isEqualTo(ofB.size());
 			});
-			assertThat(b.runtime().controlView().plan("b").map(PlanRecord::leaving)).contains(true);
 			throttles.values().forEach(RestoreThrottle::release);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
@@ -219,7 +216,7 @@ class DrainScenariosIntegrationTests {
 			a.runtime().leave(Optional.empty(), "test", true);
 
 			await("a closed").atMost(Duration.ofSeconds(30)).until(() -> a.runtime().state() == MemberState.CLOSED);
-			assertThat(a.runtime().controlView().plan("a").flatMap(PlanRecord::handOver))
+			assertThat(a.plan().flatMap(PlanRecord::handOver))
 				.contains(HandOverReason.NO_OTHER_MEMBER);
 			assertThat(a.runtime().drainOutcome())
 				.contains(DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, PARTITIONS));
@@ -341,6 +338,48 @@ class DrainScenariosIntegrationTests {
 			await("a and c run every task").atMost(Duration.ofSeconds(30))
 				.until(() -> StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
 			assertRestoredAtPromotionAtMostTheLag(ofB, a, c);
+			group.verifyCounts(producer);
+		}
+	}
+
+	@Test
+	void drainLongerThanTheLeaveRecordRetentionStillHandsOverAndItsRecordGoesOnlyOnceTheMemberIsGone() {
+		Group group = new Group("long-drain", "conservative");
+		try (TrackingProducer producer = group.producer();
+				StreamsLauncher launcher = group.launcher()
+					.property(LearnerConfig.LEAVE_RECORD_RETENTION_MS_CONFIG, 1_000L);
+				LogCapture drainLog = LogCapture.of(Drain.class)) {
+			// the learners need about 8 s: eight times the retention of a leave record whose member is gone
+			Map<String, RestoreThrottle> throttles = Map.of("a", RestoreThrottle.of(2_500), "b",
+					RestoreThrottle.of(2_500), "c", RestoreThrottle.of(2_500));
+			StreamsInstance a = group.member(launcher, "a", throttles.get("a"));
+			StreamsInstance b = group.member(launcher, "b", throttles.get("b"));
+			StreamsInstance c = group.member(launcher, "c", throttles.get("c"));
+			group.loadAndSettle(producer, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			Instant askedAt = Instant.now();
+
+			b.runtime().leave(Optional.empty(), "test");
+
+			await("b drained and closed").atMost(Duration.ofMinutes(1))
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(Duration.between(askedAt, Instant.now())).as("the drain outlived the retention many times")
+				.isGreaterThan(Duration.ofSeconds(5));
+			assertThat(b.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			assertThat(drainLog.messages(Level.WARN)).as("its leave record never went while it was leaving")
+				.noneMatch((warn) -> warn.contains("disappeared"));
+			await("a and c run every task").atMost(Duration.ofSeconds(30))
+				.until(() -> StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
+			assertRestoredAtPromotionAtMostTheLag(ofB, a, c);
+
+			RebalanceTrigger trigger = a.clientSupplier(MemberClientSupplier.class).rebalanceTrigger();
+			await("b gone for longer than the retention: the next plans remove its record").atMost(Duration.ofMinutes(1))
+				.pollInterval(Duration.ofSeconds(2))
+				.until(() -> {
+					trigger.request("test: a plan for the housekeeping");
+					return a.runtime().controlView().leaveRecord("b").isEmpty();
+				});
+			throttles.values().forEach(RestoreThrottle::release);
 			group.verifyCounts(producer);
 		}
 	}

@@ -75,7 +75,7 @@ class DrainTests {
 		this.control.epoch(1);
 		for (int second = 1; second <= 8; second++) {
 			this.clock.advance(Duration.ofSeconds(1));
-			this.trigger.observeGeneration(-1);
+			this.trigger.generationCompleted(-1);
 			this.drain.check();
 		}
 		assertThat(this.trigger.requestedCount()).as("at 1 s, 3 s and 7 s after the request, then every 8 s")
@@ -100,7 +100,9 @@ class DrainTests {
 		assertThat(this.leaveOnClose.isDrained()).isTrue();
 		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
-		assertThat(this.control.tombstones).contains(LeaveRecord.keyOf("b"));
+		await("how the leave ended, recorded once closed").atMost(Duration.ofSeconds(5))
+			.until(() -> this.control.leaves.get("b").ended().isPresent());
+		assertThat(this.control.leaves.get("b").ended()).contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
 	}
 
 	@Test
@@ -167,9 +169,9 @@ class DrainTests {
 	@Test
 	void rebalanceWithoutAPlanMeansTheLeaderPlacesNoLearnersAndSaysSo() {
 		this.control.epoch(1);
-		this.trigger.observeGeneration(4);
+		this.trigger.generationCompleted(4);
 		this.drain.leave(Optional.empty(), "test", true);
-		this.trigger.observeGeneration(5);
+		this.trigger.generationCompleted(5);
 		this.drain.check();
 		this.clock.advance(Duration.ofMillis(1_900));
 		this.drain.check();
@@ -259,7 +261,7 @@ class DrainTests {
 	}
 
 	private PlanRecord plan(Optional<String> leaveId, Optional<HandOverReason> handOver) {
-		return new PlanRecord("b", this.identity.incarnation(), this.clock.millis(), List.of("0_1"), Map.of(),
+		return new PlanRecord("b", this.identity.incarnation(), this.control.nextGeneration(), List.of("0_1"), Map.of(),
 				List.of(), List.of("0_1"), List.of(), true, leaveId, handOver);
 	}
 
@@ -278,13 +280,20 @@ class DrainTests {
 
 		volatile boolean failWrites;
 
-		void plan(PlanRecord plan) {
-			this.plans.put(plan.instanceId(), plan);
-			epoch(plan.epoch() + 1);
+		private int generation = 1;
+
+		int nextGeneration() {
+			return ++this.generation;
 		}
 
-		void epoch(long epoch) {
-			this.epoch = new PlanEpoch(epoch, "a", Instant.ofEpochMilli(epoch), "", List.of());
+		void plan(PlanRecord plan) {
+			this.plans.put(plan.instanceId(), plan);
+			epoch(plan.generation());
+		}
+
+		void epoch(int generation) {
+			this.generation = generation;
+			this.epoch = new PlanEpoch(generation, generation - 1, "a", Instant.EPOCH, "", List.of());
 		}
 
 		@Override
@@ -293,8 +302,10 @@ class DrainTests {
 		}
 
 		@Override
-		public Optional<PlanRecord> plan(String instanceId) {
-			return Optional.ofNullable(this.plans.get(instanceId));
+		public Optional<PlanRecord> plan(String instanceId, String incarnation) {
+			return Optional.ofNullable(this.plans.get(instanceId))
+				.filter((plan) -> plan.incarnation().equals(incarnation) && this.epoch != null
+						&& plan.generation() == this.epoch.generation());
 		}
 
 		@Override

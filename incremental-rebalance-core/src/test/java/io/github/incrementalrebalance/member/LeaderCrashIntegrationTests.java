@@ -77,8 +77,8 @@ class LeaderCrashIntegrationTests {
 
 			b.runtime().leave(Optional.empty(), "test");
 			await("the leader planned b's learners").atMost(Duration.ofSeconds(30))
-				.until(() -> b.runtime().controlView().plan("b").map(PlanRecord::leaving).orElse(false)
-						&& b.runtime().controlView().plans().values().stream()
+				.until(() -> b.plan().map(PlanRecord::leaving).orElse(false)
+						&& b.runtime().controlView().plans().stream()
 							.anyMatch((plan) -> !plan.learning().isEmpty()));
 			assertThat(b.runtime().state()).as("learners still warm up when the leader dies")
 				.isEqualTo(MemberState.LEAVING);

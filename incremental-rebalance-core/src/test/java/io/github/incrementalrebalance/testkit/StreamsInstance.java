@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.StoreTasks;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -62,6 +64,15 @@ public final class StreamsInstance implements AutoCloseable {
 	 * @return the runtime
 	 * @throws IllegalStateException when the instance was started without one
 	 */
+	/**
+	 * What the current plan says of this member's start, as it reads the control topic.
+	 * @return its plan, if the current plan has one
+	 */
+	public Optional<PlanRecord> plan() {
+		MemberRuntime member = runtime();
+		return member.controlView().plan(member.identity().instanceId(), member.identity().incarnation());
+	}
+
 	public MemberRuntime runtime() {
 		if (this.runtime == null) {
 			throw new IllegalStateException(this.name + " runs without a member runtime");
