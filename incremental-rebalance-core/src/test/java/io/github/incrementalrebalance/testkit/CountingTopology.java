@@ -42,6 +42,25 @@ public final class CountingTopology {
 	}
 
 	/**
+	 * Build the topology of one instance with a second, stateless sub-topology: it reads the output topic and writes
+	 * each record on to another topic, so that a record reaches the end only through both sub-topologies.
+	 * @param input the input topic
+	 * @param output the topic receiving each key's latest count
+	 * @param forward the topic the stateless sub-topology writes to
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @return the topology
+	 */
+	public static Topology buildWithStatelessStage(String input, String output, String forward, String instance,
+			GapMeter gapMeter) {
+		StreamsBuilder builder = new StreamsBuilder();
+		addTo(builder, input, output, instance, gapMeter);
+		builder.stream(output, Consumed.with(Serdes.String(), Serdes.Long()))
+			.to(forward, Produced.with(Serdes.String(), Serdes.Long()));
+		return builder.build();
+	}
+
+	/**
 	 * Add the counting to a builder that builds the topology itself (a Spring {@code StreamsBuilderFactoryBean}).
 	 * @param builder the builder
 	 * @param input the input topic

@@ -33,6 +33,24 @@ public final class ExactCountVerifier {
 	 */
 	public static void assertExactCounts(String bootstrapServers, String outputTopic, Map<String, Long> expected,
 			Duration timeout) {
+		Mismatch mismatch = verify(bootstrapServers, outputTopic, expected, timeout);
+		if (!mismatch.wrong().isEmpty()) {
+			throw new AssertionError(mismatch.wrong().size() + " of " + expected.size() + " keys have wrong counts, "
+					+ "e.g. " + new TreeMap<>(mismatch.wrong()).entrySet().stream().limit(10).toList());
+		}
+	}
+
+	/**
+	 * Wait until the output shows exactly the expected count of every key, a key is counted too many times, or the
+	 * timeout passed; say which keys are wrong then.
+	 * @param bootstrapServers the broker
+	 * @param outputTopic the topology's output topic
+	 * @param expected records sent per key
+	 * @param timeout how long the topology may take to catch up
+	 * @return the keys with wrong counts, none when every count is exact
+	 */
+	public static Mismatch verify(String bootstrapServers, String outputTopic, Map<String, Long> expected,
+			Duration timeout) {
 		Map<String, Long> latest = new HashMap<>();
 		try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(
 				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -50,17 +68,41 @@ public final class ExactCountVerifier {
 				for (ConsumerRecord<String, Long> record : consumer.poll(Duration.ofMillis(200))) {
 					latest.put(record.key(), record.value());
 				}
-				Map<String, String> wrong = differences(expected, latest);
-				if (wrong.isEmpty()) {
-					return;
-				}
-				boolean overCounted = wrong.values().stream().anyMatch((d) -> d.startsWith("over"));
-				if (overCounted || System.nanoTime() > deadline) {
-					throw new AssertionError(wrong.size() + " of " + expected.size() + " keys have wrong counts, e.g. "
-							+ new TreeMap<>(wrong).entrySet().stream().limit(10).toList());
+				Mismatch mismatch = new Mismatch(differences(expected, latest));
+				if (mismatch.wrong().isEmpty() || mismatch.duplicated() > 0 || System.nanoTime() > deadline) {
+					return mismatch;
 				}
 			}
 		}
+	}
+
+	/**
+	 * Keys whose count is wrong.
+	 *
+	 * @param wrong key to what is wrong with it ({@code under: ...} or {@code over: ...})
+	 */
+	public record Mismatch(Map<String, String> wrong) {
+
+		public Mismatch {
+			wrong = Map.copyOf(wrong);
+		}
+
+		/**
+		 * Keys counted fewer times than sent: records lost.
+		 * @return how many keys
+		 */
+		public long lost() {
+			return this.wrong.values().stream().filter((what) -> what.startsWith("under")).count();
+		}
+
+		/**
+		 * Keys counted more times than sent: records processed twice.
+		 * @return how many keys
+		 */
+		public long duplicated() {
+			return this.wrong.values().stream().filter((what) -> what.startsWith("over")).count();
+		}
+
 	}
 
 	private static Map<String, String> differences(Map<String, Long> expected, Map<String, Long> actual) {

@@ -3,48 +3,77 @@ package io.github.incrementalrebalance.testkit;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * A member of the {@link CountingTopology} application in a JVM of its own, so a test can kill it for real
- * ({@code kill -9}): nothing of it closes, leaves or commits. Started with {@link #launch}.
+ * ({@code kill -9}): nothing of it closes, leaves or commits. Started with {@link #launch}; a SIGTERM
+ * ({@link #terminate}) closes its Kafka Streams as a graceful shutdown does. It reports the records it restored into
+ * its active tasks, and its output goes to {@code <state-dir>/<name>.log}.
  */
 public final class StandaloneMember implements AutoCloseable {
 
 	/** A property of {@link #launch} that throttles the member's restores to this many records per second. */
 	public static final String RESTORE_RATE = "testkit.restore.rate";
 
+	/**
+	 * A property of {@link #launch}: the topology also reads its output topic in a stateless sub-topology and writes
+	 * what it reads to this topic.
+	 */
+	public static final String FORWARD_TOPIC = "testkit.forward.topic";
+
 	private static final String RUNNING = "STANDALONE MEMBER RUNNING";
+
+	private static final String RESTORED = "STANDALONE MEMBER RESTORED ";
+
+	private static final Duration REPORT_INTERVAL = Duration.ofMillis(250);
+
+	private final String name;
 
 	private final Process process;
 
 	private final CountDownLatch running = new CountDownLatch(1);
 
-	private StandaloneMember(Process process) {
+	private final Map<TaskId, Long> restored = new ConcurrentHashMap<>();
+
+	private StandaloneMember(String name, Process process, Path log) throws IOException {
+		this.name = name;
 		this.process = process;
+		PrintWriter logFile = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
 		Thread reader = new Thread(() -> {
 			try (BufferedReader lines = new BufferedReader(
-					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)); logFile) {
 				String line;
 				while ((line = lines.readLine()) != null) {
+					if (line.startsWith(RESTORED)) {
+						String[] taskAndCount = line.substring(RESTORED.length()).split(" ");
+						this.restored.put(TaskId.parse(taskAndCount[0]), Long.parseLong(taskAndCount[1]));
+						continue;
+					}
 					if (line.contains(RUNNING)) {
 						this.running.countDown();
 					}
+					logFile.println(line);
 				}
 			}
 			catch (IOException ex) {
 				// the process is gone: nothing more to read
 			}
-		}, "standalone-member-output");
+		}, "standalone-member-output-" + name);
 		reader.setDaemon(true);
 		reader.start();
 	}
@@ -68,7 +97,13 @@ public final class StandaloneMember implements AutoCloseable {
 				System.getProperty("java.class.path"), StandaloneMember.class.getName(), bootstrapServers,
 				applicationId, name, stateDir.toString(), input, output));
 		properties.forEach((key, value) -> command.add(key + "=" + value));
-		return new StandaloneMember(new ProcessBuilder(command).redirectErrorStream(true).start());
+		Files.createDirectories(stateDir);
+		return new StandaloneMember(name, new ProcessBuilder(command).redirectErrorStream(true).start(),
+				stateDir.resolve(name + ".log"));
+	}
+
+	public String name() {
+		return this.name;
 	}
 
 	/**
@@ -80,12 +115,35 @@ public final class StandaloneMember implements AutoCloseable {
 		return this.running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/**
+	 * Records restored into active tasks, per task, as last reported (reports come every 250 ms, and stop with a
+	 * {@code kill -9}).
+	 * @return the records per task
+	 */
+	public Map<TaskId, Long> restored() {
+		return Map.copyOf(this.restored);
+	}
+
 	/**
 	 * {@code kill -9}.
 	 */
 	public void kill() throws InterruptedException {
 		this.process.destroyForcibly();
 		this.process.waitFor(30, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * {@code kill -TERM}: the member closes its Kafka Streams and exits.
+	 * @param timeout how long to wait for it to exit
+	 * @return whether it exited in time
+	 */
+	public boolean terminate(Duration timeout) throws InterruptedException {
+		this.process.destroy();
+		return this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 	@Override
@@ -102,24 +160,37 @@ public final class StandaloneMember implements AutoCloseable {
 		Path stateDir = Path.of(args[3]);
 		String input = args[4];
 		String output = args[5];
-		GapMeter gapMeter = new GapMeter();
-		StreamsLauncher launcher = new StreamsLauncher(bootstrapServers, applicationId, stateDir,
-				(instance) -> CountingTopology.build(input, output, instance, gapMeter));
-		StreamsLauncher.Spec spec = launcher.instance(name);
+		Map<String, String> properties = new HashMap<>();
 		for (int i = 6; i < args.length; i++) {
 			String[] property = args[i].split("=", 2);
-			if (property[0].equals(RESTORE_RATE)) {
-				RestoreThrottle throttle = RestoreThrottle.of(Long.parseLong(property[1]));
-				spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle));
-			}
-			else {
-				spec.property(property[0], property[1]);
-			}
+			properties.put(property[0], property[1]);
 		}
+		GapMeter gapMeter = new GapMeter();
+		String forward = properties.remove(FORWARD_TOPIC);
+		StreamsLauncher launcher = new StreamsLauncher(bootstrapServers, applicationId, stateDir,
+				(instance) -> (forward != null)
+						? CountingTopology.buildWithStatelessStage(input, output, forward, instance, gapMeter)
+						: CountingTopology.build(input, output, instance, gapMeter));
+		StreamsLauncher.Spec spec = launcher.instance(name);
+		String rate = properties.remove(RESTORE_RATE);
+		if (rate != null) {
+			RestoreThrottle throttle = RestoreThrottle.of(Long.parseLong(rate));
+			spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle));
+		}
+		properties.forEach(spec::property);
 		StreamsInstance member = spec.memberRuntime().start();
+		Runtime.getRuntime().addShutdownHook(new Thread(member::close, "standalone-member-shutdown"));
 		member.awaitState(KafkaStreams.State.RUNNING, Duration.ofMinutes(2));
 		System.out.println(RUNNING);
-		Thread.currentThread().join();
+		Map<TaskId, Long> reported = new HashMap<>();
+		while (true) {
+			member.restoredRecords().restoredByTask().forEach((task, count) -> {
+				if (!count.equals(reported.put(task, count))) {
+					System.out.println(RESTORED + task + " " + count);
+				}
+			});
+			Thread.sleep(REPORT_INTERVAL.toMillis());
+		}
 	}
 
 }

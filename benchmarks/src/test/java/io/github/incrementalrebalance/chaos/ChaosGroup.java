@@ -1,0 +1,469 @@
+package io.github.incrementalrebalance.chaos;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.control.PlanEpoch;
+import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StandaloneMember;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * The group the chaos run works on: the counting application with a stateless second stage, each instance a member
+ * in a JVM of its own (so it can be killed for real), input at a steady rate, and what an operator sees of it (the
+ * control topic, the consumer group, the committed output).
+ */
+final class ChaosGroup implements AutoCloseable {
+
+	static final int PARTITIONS = 6;
+
+	static final long ACCEPTABLE_LAG = 1_000;
+
+	private static final String APPLICATION_ID = "chaos";
+
+	private static final double BALANCING_FACTOR = 2.0;
+
+	private final KafkaBroker broker;
+
+	private final Path stateRoot;
+
+	private final ChaosSettings settings;
+
+	private final Random random;
+
+	private final Map<String, StandaloneMember> alive = new LinkedHashMap<>();
+
+	private final Map<String, StandaloneMember> everyMember = new LinkedHashMap<>();
+
+	private final Map<String, String> learnerRebalance = new HashMap<>();
+
+	private final GapMeter gapMeter = new GapMeter();
+
+	private final ControlTopicReader reader;
+
+	private final ControlTopicWriter writer;
+
+	private final TrackingProducer producer;
+
+	private final OutputWatcher watcher;
+
+	private volatile Thread updates;
+
+	private int started;
+
+	ChaosGroup(KafkaBroker broker, Path stateRoot, ChaosSettings settings) {
+		this.broker = broker;
+		this.stateRoot = stateRoot;
+		this.settings = settings;
+		// a sequence of its own, so that the runner's choices do not shift the instances' settings
+		this.random = new Random(31 * settings.seed() + 1);
+		broker.createTopics(PARTITIONS, input(), output(), forwarded());
+		String controlTopic = ControlTopic.defaultName(APPLICATION_ID);
+		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
+		Map<String, Object> config = Map.of(StreamsConfig.APPLICATION_ID_CONFIG, APPLICATION_ID + "-chaos-run",
+				StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+		this.reader = new ControlTopicReader(config, controlTopic);
+		this.reader.start();
+		this.writer = new ControlTopicWriter(config, controlTopic);
+		this.producer = new TrackingProducer(broker.bootstrapServers(), input());
+		this.watcher = new OutputWatcher(broker.bootstrapServers(), forwarded(), this.gapMeter);
+	}
+
+	private static String input() {
+		return APPLICATION_ID + "-input";
+	}
+
+	private static String output() {
+		return APPLICATION_ID + "-output";
+	}
+
+	private static String forwarded() {
+		return APPLICATION_ID + "-forwarded";
+	}
+
+	/**
+	 * Start the first instances, give every task its state, check it was counted, then start the input.
+	 */
+	void setUp() {
+		for (int i = 0; i < this.settings.instances(); i++) {
+			start();
+		}
+		this.producer.load(PARTITIONS, this.settings.keysPerTask(), 1);
+		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(),
+				this.producer.acknowledgedCounts(), Duration.ofMinutes(3));
+		this.producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+		startUpdates();
+	}
+
+	/**
+	 * Updates of random keys of every task at the steady rate the settings give, besides the markers.
+	 */
+	private void startUpdates() {
+		Random keys = new Random(this.settings.seed());
+		long pause = 1_000_000_000L / this.settings.updatesPerSecond();
+		Thread thread = new Thread(() -> {
+			while (!Thread.currentThread().isInterrupted()) {
+				int partition = keys.nextInt(PARTITIONS);
+				this.producer.send(partition, "k" + partition + "-" + keys.nextInt(this.settings.keysPerTask()), "u");
+				LockSupport.parkNanos(pause);
+			}
+		}, "chaos-updates");
+		thread.setDaemon(true);
+		thread.start();
+		this.updates = thread;
+	}
+
+	/**
+	 * Start a new instance and wait until its Kafka Streams runs.
+	 * @return its name
+	 */
+	String start() {
+		String name = "m" + (++this.started);
+		String trigger = this.random.nextBoolean() ? "eager" : "conservative";
+		Map<String, String> properties = new HashMap<>();
+		properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+		properties.put(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, Long.toString(ACCEPTABLE_LAG));
+		properties.put(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, "1000");
+		properties.put(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, trigger);
+		properties.put(StandaloneMember.RESTORE_RATE, Long.toString(this.settings.restoreRate()));
+		properties.put(StandaloneMember.FORWARD_TOPIC, forwarded());
+		try {
+			StandaloneMember member = StandaloneMember.launch(this.broker.bootstrapServers(), APPLICATION_ID, name,
+					this.stateRoot, input(), output(), properties);
+			this.alive.put(name, member);
+			this.everyMember.put(name, member);
+			this.learnerRebalance.put(name, trigger);
+			if (!member.awaitRunning(Duration.ofMinutes(2))) {
+				throw new IllegalStateException(name + " did not reach RUNNING within 2 minutes (see "
+						+ this.stateRoot.resolve(name + ".log") + ")");
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("cannot start " + name, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while starting " + name, ex);
+		}
+		return name;
+	}
+
+	/**
+	 * Ask an instance to leave, as the command line does: a leave record for its current start.
+	 * @param name the instance
+	 * @param timeout its scale-down timeout, if any
+	 * @return the request written
+	 */
+	LeaveRecord leave(String name, Optional<Duration> timeout) {
+		String incarnation = incarnationOf(name).orElseThrow(() -> new IllegalStateException(name + " is not in the current plan"));
+		return write(LeaveRecord.request(name, incarnation, Instant.now().truncatedTo(ChronoUnit.MILLIS), timeout,
+				"chaos"));
+	}
+
+	/**
+	 * Write a leave record as it is, e.g. for a start that is gone.
+	 * @param record the record
+	 * @return the record
+	 */
+	LeaveRecord write(LeaveRecord record) {
+		try {
+			this.writer.write(record).get(30, TimeUnit.SECONDS);
+			return record;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("cannot write " + record, ex);
+		}
+	}
+
+	void kill(String name) {
+		StandaloneMember member = this.alive.remove(name);
+		try {
+			member.kill();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * SIGTERM an instance and wait for it to exit.
+	 * @param name the instance
+	 * @return whether it exited within a minute
+	 */
+	boolean terminate(String name) {
+		StandaloneMember member = this.alive.remove(name);
+		try {
+			return member.terminate(Duration.ofMinutes(1));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	List<String> alive() {
+		return List.copyOf(this.alive.keySet());
+	}
+
+	boolean isAlive(String name) {
+		return this.alive.containsKey(name);
+	}
+
+	/**
+	 * Instances whose JVM ended although the run did not stop them.
+	 * @return their names
+	 */
+	List<String> diedByThemselves() {
+		return this.alive.entrySet().stream()
+			.filter((entry) -> !entry.getValue().isAlive())
+			.map(Map.Entry::getKey)
+			.toList();
+	}
+
+	String learnerRebalance(String name) {
+		return this.learnerRebalance.get(name);
+	}
+
+	Optional<String> leader() {
+		return this.reader.planEpoch().map(PlanEpoch::leader).filter(this.alive::containsKey);
+	}
+
+	int generation() {
+		return this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+	}
+
+	Optional<LeaveRecord> leaveRecord(String name) {
+		return this.reader.leaveRecord(name);
+	}
+
+	private List<PlanRecord> currentPlans() {
+		return this.reader.plans();
+	}
+
+	/**
+	 * The stateful tasks an instance runs, as the current plan says.
+	 * @param name the instance
+	 * @return its tasks of the counting sub-topology
+	 */
+	Set<String> statefulTasksOf(String name) {
+		return currentPlans().stream()
+			.filter((plan) -> plan.instanceId().equals(name))
+			.flatMap((plan) -> plan.active().stream())
+			.filter((task) -> TaskId.parse(task).subtopology() == 0)
+			.collect(Collectors.toCollection(TreeSet::new));
+	}
+
+	/**
+	 * The start of an instance the current plan has.
+	 * @param name the instance
+	 * @return its incarnation, if it is in the plan
+	 */
+	Optional<String> incarnationOf(String name) {
+		return currentPlans().stream()
+			.filter((plan) -> plan.instanceId().equals(name))
+			.map(PlanRecord::incarnation)
+			.findFirst();
+	}
+
+	/**
+	 * Whether an instance's plan shows it leaving with learners placed elsewhere.
+	 * @param name the instance
+	 * @return true once its learners warm up
+	 */
+	boolean learnersPlacedFor(String name) {
+		List<PlanRecord> plans = currentPlans();
+		return plans.stream().anyMatch((plan) -> plan.instanceId().equals(name) && plan.leaving())
+				&& plans.stream().anyMatch((plan) -> !plan.learning().isEmpty());
+	}
+
+	/**
+	 * Records restored into active tasks by every instance that ever ran, in total per task.
+	 * @return the records per task
+	 */
+	Map<TaskId, Long> restoredByTask() {
+		Map<TaskId, Long> restored = new TreeMap<>();
+		this.everyMember.values()
+			.forEach((member) -> member.restored().forEach((task, count) -> restored.merge(task, count, Long::sum)));
+		return restored;
+	}
+
+	/**
+	 * Whether the current plan has an instance that is not leaving.
+	 * @param name the instance
+	 * @return true when it stays
+	 */
+	boolean staysInPlan(String name) {
+		return currentPlans().stream().anyMatch((plan) -> plan.instanceId().equals(name) && !plan.leaving());
+	}
+
+	Map<TaskId, Duration> longestStalls(Instant from, Instant to) {
+		Map<TaskId, Duration> stalls = new LinkedHashMap<>();
+		statefulTasks().forEach((task) -> stalls.put(task, this.gapMeter.longestGap(task, from, to)));
+		return stalls;
+	}
+
+	private static Set<TaskId> statefulTasks() {
+		Set<TaskId> tasks = new TreeSet<>();
+		for (int partition = 0; partition < PARTITIONS; partition++) {
+			tasks.add(new TaskId(0, partition));
+		}
+		return tasks;
+	}
+
+	/**
+	 * What keeps the group from being converged: every instance alive is in the last plan and nothing else is, nobody
+	 * leaves or learns, every task runs, the load is within the balancing factor, the consumer group is stable and
+	 * every task's markers come through.
+	 * @return what is not yet so, empty when converged
+	 */
+	Optional<String> notConverged() {
+		Optional<PlanEpoch> epoch = this.reader.planEpoch();
+		if (epoch.isEmpty()) {
+			return Optional.of("no plan yet");
+		}
+		List<PlanRecord> plans = currentPlans();
+		List<String> planned = plans.stream().map(PlanRecord::instanceId).sorted().toList();
+		if (!planned.equals(this.alive.keySet().stream().sorted().toList())) {
+			return Optional.of("plan of generation " + epoch.get().generation() + " has " + planned + ", alive are "
+					+ this.alive.keySet());
+		}
+		List<String> busy = plans.stream()
+			.filter((plan) -> plan.leaving() || !plan.learning().isEmpty() || plan.handOver().isPresent())
+			.map((plan) -> plan.instanceId() + (plan.leaving() ? " leaving" : "") + (plan.learning().isEmpty() ? ""
+					: " learning " + plan.learning().keySet()))
+			.toList();
+		if (!busy.isEmpty()) {
+			return Optional.of("still moving: " + busy);
+		}
+		Set<String> active = new HashSet<>();
+		plans.forEach((plan) -> active.addAll(plan.active()));
+		if (active.size() != 2 * PARTITIONS) {
+			return Optional.of(active.size() + " of " + (2 * PARTITIONS) + " tasks active");
+		}
+		int most = plans.stream().mapToInt((plan) -> plan.active().size()).max().orElse(0);
+		int least = plans.stream().mapToInt((plan) -> plan.active().size()).min().orElse(0);
+		if (most > BALANCING_FACTOR * least) {
+			return Optional.of("unbalanced: " + most + " against " + least + " tasks");
+		}
+		GroupState state = groupState();
+		if (state != GroupState.STABLE) {
+			return Optional.of("consumer group " + state);
+		}
+		Instant recent = Instant.now().minusSeconds(1);
+		if (!this.gapMeter.allProcessedSince(statefulTasks(), recent)) {
+			return Optional.of("markers of some task not through within 1 s");
+		}
+		return Optional.empty();
+	}
+
+	private GroupState groupState() {
+		try {
+			ConsumerGroupDescription group = this.broker.admin()
+				.describeConsumerGroups(List.of(APPLICATION_ID))
+				.all()
+				.get(10, TimeUnit.SECONDS)
+				.get(APPLICATION_ID);
+			return group.groupState();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return GroupState.UNKNOWN;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return GroupState.UNKNOWN;
+		}
+	}
+
+	/**
+	 * The group as an operator would describe it, for a failure message.
+	 * @return one paragraph
+	 */
+	String describe() {
+		String plan = this.reader.planEpoch()
+			.map((epoch) -> "plan of generation " + epoch.generation() + " by " + epoch.leader() + ": "
+					+ epoch.summary())
+			.orElse("no plan");
+		String members = currentPlans().stream()
+			.map((p) -> p.instanceId() + "/" + p.incarnation() + " active " + p.active() + " learning "
+					+ p.learning().keySet() + (p.leaving() ? " leaving" : "")
+					+ p.handOver().map((reason) -> " hand-over " + reason).orElse(""))
+			.collect(Collectors.joining("; "));
+		String leaves = this.reader.leaveRecords().values().stream()
+			.map((leave) -> leave.instanceId() + "/" + leave.incarnation() + " " + leave.leaveId()
+					+ (leave.cancelled() ? " cancelled" : "") + leave.ended().map((ended) -> " ended " + ended).orElse(""))
+			.collect(Collectors.joining("; "));
+		return "alive " + this.alive.keySet() + "; consumer group " + groupState() + "; " + plan + "; members: "
+				+ members + "; leave records: " + leaves + "; logs in " + this.stateRoot;
+	}
+
+	/**
+	 * Stop the input and compare what was counted with what was sent.
+	 * @return the keys counted too few and too many times
+	 */
+	ExactCountVerifier.Mismatch stopAndVerify() {
+		Thread thread = this.updates;
+		if (thread != null) {
+			thread.interrupt();
+			try {
+				thread.join(10_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		this.producer.stopMarkers();
+		return ExactCountVerifier.verify(this.broker.bootstrapServers(), output(), this.producer.acknowledgedCounts(),
+				Duration.ofMinutes(3));
+	}
+
+	long duplicatedDownstream() {
+		return this.watcher.duplicated();
+	}
+
+	@Override
+	public void close() throws Exception {
+		for (StandaloneMember member : new ArrayList<>(this.everyMember.values())) {
+			member.close();
+		}
+		this.watcher.close();
+		this.producer.close();
+		this.writer.close();
+		this.reader.close();
+	}
+
+}

@@ -1,0 +1,364 @@
+package io.github.incrementalrebalance.chaos;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import org.apache.kafka.streams.processor.TaskId;
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Applies a seeded random sequence of scale events to a {@link ChaosGroup}, one after the other, each while what an
+ * earlier one started may still be under way where the event says so (a kill during a drain, a host swap while the
+ * new instances have not settled). After each: waits until the group settles, accounts for every leave, records
+ * stalls, restores and rebalances. A broken invariant fails at once, naming the event, the seed and the group's
+ * state.
+ */
+final class ChaosRunner {
+
+	/** Leaves that the product promises end drained when nothing else happens to the group meanwhile. */
+	private static final Set<ChaosEvent> QUIET_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
+			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE);
+
+	private static final Duration SETTLED_FOR = Duration.ofSeconds(2);
+
+	private final ChaosGroup group;
+
+	private final ChaosSettings settings;
+
+	private final Random random;
+
+	private final List<Leave> leaves = new ArrayList<>();
+
+	private final Map<String, String> goneStarts = new LinkedHashMap<>();
+
+	private final List<ChaosReport.Event> events = new ArrayList<>();
+
+	private int index;
+
+	private ChaosEvent kind;
+
+	private List<String> targets;
+
+	private String notSettledBecause;
+
+	ChaosRunner(ChaosGroup group, ChaosSettings settings) {
+		this.group = group;
+		this.settings = settings;
+		this.random = new Random(settings.seed());
+	}
+
+	ChaosReport run() {
+		this.group.setUp();
+		this.kind = ChaosEvent.START;
+		this.targets = this.group.alive();
+		awaitSettled();
+		for (this.index = 1; this.index <= this.settings.events(); this.index++) {
+			this.kind = next();
+			apply();
+		}
+		ExactCountVerifier.Mismatch counts = this.group.stopAndVerify();
+		return ChaosReport.of(this.settings.seed(), this.events, counts.lost(),
+				counts.duplicated() + this.group.duplicatedDownstream());
+	}
+
+	private ChaosEvent next() {
+		int alive = this.group.alive().size();
+		List<ChaosEvent> possible = new ArrayList<>();
+		for (ChaosEvent candidate : ChaosEvent.values()) {
+			boolean fits = switch (candidate) {
+				case START, HOST_SWAP -> alive < ChaosSettings.MAX_INSTANCES;
+				case LEAVE_GONE -> !this.goneStarts.isEmpty();
+				default -> alive - candidate.removes() >= ChaosSettings.MIN_INSTANCES;
+			};
+			if (fits) {
+				possible.add(candidate);
+			}
+		}
+		return possible.get(this.random.nextInt(possible.size()));
+	}
+
+	private void apply() {
+		Instant start = Instant.now();
+		int generation = this.group.generation();
+		Map<TaskId, Long> restored = this.group.restoredByTask();
+		int leavesBefore = this.leaves.size();
+		this.targets = new ArrayList<>();
+		switch (this.kind) {
+			case START -> this.targets.add(this.group.start());
+			case LEAVE -> leave(pick(), Optional.empty());
+			case LEAVE_WITH_DEADLINE -> leave(pick(), Optional.of(Duration.ofMinutes(3)));
+			case LEAVE_WITH_SHORT_DEADLINE -> leave(pick(), Optional.of(Duration.ofMillis(300)));
+			case LEAVE_THEN_CANCEL -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave);
+				if (leave.outcome == null) {
+					this.group.write(leave.request.cancel("chaos"));
+				}
+			}
+			case HOST_SWAP -> {
+				int swapped = 1 + this.random.nextInt(Math.min(2, ChaosSettings.MAX_INSTANCES - this.group.alive().size()));
+				List<String> old = new ArrayList<>(this.group.alive());
+				for (int i = 0; i < swapped; i++) {
+					this.targets.add(this.group.start());
+				}
+				for (int i = 0; i < swapped; i++) {
+					leave(old.remove(this.random.nextInt(old.size())), Optional.empty());
+				}
+			}
+			case CLOSE -> {
+				String name = pick();
+				this.targets.add(name);
+				remember(name);
+				if (!this.group.terminate(name)) {
+					fail(name + " did not exit within a minute of SIGTERM");
+				}
+			}
+			case KILL -> kill(pickOtherThan(this.group.leader()));
+			case KILL_LEADER -> kill(this.group.leader().orElseGet(this::pick));
+			case KILL_DURING_DRAIN -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave);
+				kill(this.group.leader().filter((leader) -> !leader.equals(leave.instanceId))
+					.orElseGet(() -> pickOtherThan(Optional.of(leave.instanceId))));
+			}
+			case LEAVE_TWICE -> {
+				Leave first = leave(pick(), Optional.empty());
+				awaitLearnersOf(first);
+				if (first.outcome == null) {
+					first.end("replaced", "asked to leave again", 0);
+					leave(first.instanceId, Optional.empty());
+				}
+			}
+			case LEAVE_GONE -> {
+				List<String> gone = new ArrayList<>(this.goneStarts.keySet());
+				String name = gone.get(this.random.nextInt(gone.size()));
+				this.targets.add(name);
+				LeaveRecord request = this.group.write(LeaveRecord.request(name, this.goneStarts.get(name),
+						Instant.now().truncatedTo(ChronoUnit.MILLIS), Optional.empty(), "chaos"));
+				Leave leave = new Leave(name, request, Set.of());
+				leave.end("ignored", "its start is gone", 0);
+				this.leaves.add(leave);
+			}
+		}
+		boolean settled = awaitSettled();
+		Instant end = Instant.now();
+		List<Leave> ofEvent = this.leaves.subList(leavesBefore, this.leaves.size());
+		Map<TaskId, Long> restoredByTask = this.group.restoredByTask();
+		long restoredMeanwhile = restoredByTask.values().stream().mapToLong(Long::longValue).sum()
+				- restored.values().stream().mapToLong(Long::longValue).sum();
+		checkQuietLeavesDrained(ofEvent, restored, restoredByTask);
+		Map<String, Long> stalls = new LinkedHashMap<>();
+		this.group.longestStalls(start, end).forEach((task, stall) -> stalls.put(task.toString(), stall.toMillis()));
+		this.events.add(new ChaosReport.Event(this.index, this.kind.word(), List.copyOf(this.targets),
+				Duration.between(start, end).toMillis(), settled, settled ? null : this.notSettledBecause,
+				stalls.values().stream().mapToLong(Long::longValue).max().orElse(0), stalls, restoredMeanwhile,
+				this.group.generation() - generation,
+				ofEvent.stream().map(Leave::toOutcome).toList()));
+		System.out.printf("chaos event %d/%d %s %s: %s in %d ms, longest stall %d ms, restored %d, rebalances %d, "
+				+ "outcomes %s%n", this.index, this.settings.events(), this.kind.word(), this.targets,
+				settled ? "settled" : "NOT settled (" + this.notSettledBecause + ")",
+				Duration.between(start, end).toMillis(),
+				stalls.values().stream().mapToLong(Long::longValue).max().orElse(0), restoredMeanwhile,
+				this.group.generation() - generation, ofEvent.stream().map(Leave::toOutcome).toList());
+	}
+
+	/**
+	 * A leave in a group where nothing else happens must hand over to ready learners: only then is the outcome
+	 * drained, and then a task restores at promotion at most what its learner lagged (plus what arrived meanwhile),
+	 * never its whole state.
+	 */
+	private void checkQuietLeavesDrained(List<Leave> ofEvent, Map<TaskId, Long> before, Map<TaskId, Long> after) {
+		if (!QUIET_LEAVES.contains(this.kind)) {
+			return;
+		}
+		for (Leave leave : ofEvent) {
+			if (!"replaced".equals(leave.outcome) && !"drained".equals(leave.outcome)) {
+				fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " ended " + leave.outcome
+						+ " (" + leave.reason + ") in a group where nothing else happened");
+			}
+		}
+		long bound = 2 * ChaosGroup.ACCEPTABLE_LAG;
+		after.forEach((task, total) -> {
+			long restored = total - before.getOrDefault(task, 0L);
+			if (restored > bound) {
+				fail(restored + " records restored into " + task + " at promotion after drained leaves (a ready "
+						+ "learner lags at most " + ChaosGroup.ACCEPTABLE_LAG + ")");
+			}
+		});
+	}
+
+	/**
+	 * Wait until every leave is accounted for and the group settled, and stayed so for a moment.
+	 * @return whether it settled within the bound
+	 */
+	private boolean awaitSettled() {
+		AtomicReference<Instant> settledSince = new AtomicReference<>();
+		try {
+			await().atMost(this.settings.convergeWithin()).pollInterval(Duration.ofMillis(500)).until(() -> {
+				Optional<String> why = unsettled();
+				this.notSettledBecause = why.orElse(null);
+				if (why.isPresent()) {
+					settledSince.set(null);
+					return false;
+				}
+				settledSince.compareAndSet(null, Instant.now());
+				return !Instant.now().isBefore(settledSince.get().plus(SETTLED_FOR));
+			});
+			return true;
+		}
+		catch (ConditionTimeoutException ex) {
+			if (this.leaves.stream().anyMatch((leave) -> leave.outcome == null)) {
+				fail("a leave without an outcome after " + this.settings.convergeWithin() + ": " + this.notSettledBecause);
+			}
+			return false;
+		}
+	}
+
+	private Optional<String> unsettled() {
+		List<String> died = this.group.diedByThemselves();
+		if (!died.isEmpty()) {
+			fail("instances exited by themselves: " + died);
+		}
+		for (Leave leave : this.leaves) {
+			if (leave.outcome == null) {
+				account(leave);
+			}
+		}
+		Optional<Leave> open = this.leaves.stream().filter((leave) -> leave.outcome == null).findFirst();
+		if (open.isPresent()) {
+			return Optional.of("the leave " + open.get().request.leaveId() + " of " + open.get().instanceId
+					+ " has no outcome yet");
+		}
+		return this.group.notConverged();
+	}
+
+	/**
+	 * How the member says its leave ended, in its leave record; a member that ended its leave is then shut down, as
+	 * its application would be.
+	 */
+	private void account(Leave leave) {
+		Optional<LeaveRecord> record = this.group.leaveRecord(leave.instanceId)
+			.filter((read) -> read.incarnation().equals(leave.request.incarnation()));
+		if (record.isEmpty()) {
+			return;
+		}
+		LeaveRecord read = record.get();
+		if (read.ended().isPresent()) {
+			// an earlier leave of the same start may have ended first: the member was closing when asked again
+			LeaveRecord.Ended ended = read.ended().get();
+			leave.end(ended.outcome(), ended.reason() + (read.leaveId().equals(leave.request.leaveId()) ? ""
+					: " (of its leave " + read.leaveId() + ")"), ended.tasksMovedCold());
+			if (this.group.isAlive(leave.instanceId)) {
+				remember(leave.instanceId);
+				if (!this.group.terminate(leave.instanceId)) {
+					fail(leave.instanceId + " did not exit within a minute of SIGTERM after its leave ended");
+				}
+			}
+			return;
+		}
+		// a cancel may come after the member decided to hand over: it counts once the plan shows it staying
+		if (read.cancelled() && read.leaveId().equals(leave.request.leaveId()) && this.group.staysInPlan(leave.instanceId)) {
+			leave.end("cancelled", "cancelled while its learners warmed up", 0);
+		}
+	}
+
+	private Leave leave(String name, Optional<Duration> timeout) {
+		this.targets.add(name + " (" + this.group.learnerRebalance(name) + ")");
+		Set<String> stateful = this.group.statefulTasksOf(name);
+		Leave leave = new Leave(name, this.group.leave(name, timeout), stateful);
+		this.leaves.add(leave);
+		return leave;
+	}
+
+	private void awaitLearnersOf(Leave leave) {
+		try {
+			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+				account(leave);
+				return leave.outcome != null || this.group.learnersPlacedFor(leave.instanceId);
+			});
+		}
+		catch (ConditionTimeoutException ex) {
+			fail("no learners placed for " + leave.instanceId + " within 30 s");
+		}
+	}
+
+	private void kill(String name) {
+		this.targets.add(name);
+		remember(name);
+		this.group.kill(name);
+		this.leaves.stream()
+			.filter((leave) -> leave.instanceId.equals(name) && leave.outcome == null)
+			.forEach((leave) -> leave.end("killed", "killed while leaving", leave.statefulTasks.size()));
+	}
+
+	private void remember(String name) {
+		this.group.incarnationOf(name).ifPresent((incarnation) -> this.goneStarts.put(name, incarnation));
+	}
+
+	private String pick() {
+		List<String> alive = this.group.alive();
+		return alive.get(this.random.nextInt(alive.size()));
+	}
+
+	private String pickOtherThan(Optional<String> spared) {
+		List<String> others = new ArrayList<>(this.group.alive());
+		spared.ifPresent(others::remove);
+		return others.get(this.random.nextInt(others.size()));
+	}
+
+	private void fail(String what) {
+		throw new AssertionError("chaos: event #" + this.index + " (" + this.kind.word() + " " + this.targets
+				+ "), seed " + this.settings.seed() + ": " + what + "\n  replay: -Dchaos.seed=" + this.settings.seed()
+				+ " -Dchaos.events=" + this.settings.events() + "\n  group: " + this.group.describe());
+	}
+
+	/**
+	 * A leave the run asked for, and how it ended.
+	 */
+	private static final class Leave {
+
+		private final String instanceId;
+
+		private final LeaveRecord request;
+
+		private final Set<String> statefulTasks;
+
+		private String outcome;
+
+		private String reason;
+
+		private int tasksMovedCold;
+
+		Leave(String instanceId, LeaveRecord request, Set<String> statefulTasks) {
+			this.instanceId = instanceId;
+			this.request = request;
+			this.statefulTasks = statefulTasks;
+		}
+
+		void end(String outcome, String reason, int tasksMovedCold) {
+			this.outcome = outcome;
+			this.reason = reason;
+			this.tasksMovedCold = tasksMovedCold;
+		}
+
+		ChaosReport.Outcome toOutcome() {
+			return new ChaosReport.Outcome(this.instanceId, this.request.leaveId(), this.outcome, this.reason,
+					this.tasksMovedCold);
+		}
+
+	}
+
+}

@@ -1,0 +1,46 @@
+package io.github.incrementalrebalance.chaos;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How the chaos run is sized.
+ *
+ * @param events how many scale events
+ * @param seed the seed of the event sequence: the same seed replays the same sequence
+ * @param instances instances at the start (the run keeps between 2 and 5)
+ * @param keysPerTask state records per stateful task
+ * @param restoreRate records per second an instance restores (a slower disk), so warm-ups take seconds
+ * @param updatesPerSecond input records per second besides the markers
+ * @param convergeWithin how long the group may take to settle after an event
+ */
+record ChaosSettings(int events, long seed, int instances, int keysPerTask, long restoreRate, int updatesPerSecond,
+		Duration convergeWithin) {
+
+	static final int MIN_INSTANCES = 2;
+
+	static final int MAX_INSTANCES = 5;
+
+	ChaosSettings {
+		if (instances < MIN_INSTANCES || instances > MAX_INSTANCES) {
+			throw new IllegalArgumentException("chaos.instances must be between " + MIN_INSTANCES + " and "
+					+ MAX_INSTANCES + ", was " + instances);
+		}
+		if (events < 1) {
+			throw new IllegalArgumentException("chaos.events must be at least 1, was " + events);
+		}
+	}
+
+	/**
+	 * The settings of a run on demand: {@code -Dchaos.events} (50), {@code -Dchaos.seed} (random),
+	 * {@code -Dchaos.instances} (3).
+	 * @return the settings
+	 */
+	static ChaosSettings fromSystemProperties() {
+		String seed = System.getProperty("chaos.seed");
+		return new ChaosSettings(Integer.getInteger("chaos.events", 50),
+				(seed != null) ? Long.parseLong(seed) : ThreadLocalRandom.current().nextLong(),
+				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100, Duration.ofMinutes(3));
+	}
+
+}
