@@ -58,6 +58,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String LEAVE_RECORD_RETENTION_MS_CONFIG = "incremental.rebalance.leave.record.retention.ms";
 
+	/**
+	 * Whether members ask each other over the control topic to rejoin at once when a hand-over needs a rebalance,
+	 * instead of each waiting for its next heartbeat.
+	 */
+	public static final String REJOIN_REQUESTS_CONFIG = "incremental.rebalance.rejoin.requests";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -92,6 +98,10 @@ public final class LearnerConfig extends AbstractConfig {
 						+ "together, once all are ready.")
 		.define(LEARNER_PROBE_INTERVAL_MS_CONFIG, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
 				"Follow-up rebalance interval while learners exist (a safety net: members trigger moves themselves).")
+		.define(REJOIN_REQUESTS_CONFIG, Type.BOOLEAN, true, Importance.LOW,
+				"true: a member that starts a rebalance for a hand-over (it leaves, its learners are ready, it left) "
+						+ "asks the others over the control topic to rejoin at once, so that a round costs no heartbeat "
+						+ "interval; false: the others rejoin at their next heartbeat.")
 		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
@@ -155,6 +165,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public boolean createControlTopic() {
 		return getBoolean(CONTROL_TOPIC_CREATE_CONFIG);
+	}
+
+	public boolean rejoinRequests() {
+		return getBoolean(REJOIN_REQUESTS_CONFIG);
 	}
 
 	public Duration leaveRecordRetention() {

@@ -24,7 +24,8 @@ public final class ControlCodec {
 
 	/**
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
-	 * on ({@code leave}), carry the group generation and are keyed by the member's start. Version 1 is still read.
+	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
+	 * rejoin with {@code rejoin/<id>}. Version 1 is still read.
 	 */
 	static final int VERSION = 2;
 
@@ -78,6 +79,12 @@ public final class ControlCodec {
 			plan.leaveId().ifPresent((leaveId) -> node.put("leave", leaveId));
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
 		}
+		else if (record instanceof RejoinRequest rejoin) {
+			node.put("incarnation", rejoin.incarnation());
+			node.put("generation", rejoin.generation());
+			node.put("reason", rejoin.reason());
+			node.put("at", rejoin.at().toEpochMilli());
+		}
 		else if (record instanceof PlanEpoch epoch) {
 			node.put("generation", epoch.generation());
 			node.put("replaces", epoch.replaces());
@@ -104,9 +111,10 @@ public final class ControlCodec {
 	public static Optional<ControlRecord> decode(String key, byte[] value) {
 		boolean leave = key.startsWith(LeaveRecord.KEY_PREFIX) && key.length() > LeaveRecord.KEY_PREFIX.length();
 		boolean plan = key.startsWith(PlanRecord.KEY_PREFIX) && key.length() > PlanRecord.KEY_PREFIX.length();
-		if (!leave && !plan && !PlanEpoch.KEY.equals(key)) {
+		boolean rejoin = key.startsWith(RejoinRequest.KEY_PREFIX) && key.length() > RejoinRequest.KEY_PREFIX.length();
+		if (!leave && !plan && !rejoin && !PlanEpoch.KEY.equals(key)) {
 			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, "
-					+ "plan/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
+					+ "plan/<id>/<incarnation>, rejoin/<id> or " + PlanEpoch.KEY + ")");
 		}
 		if (value == null) {
 			return Optional.empty();
@@ -133,6 +141,12 @@ public final class ControlCodec {
 					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
 					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown"),
 					node.path("cancelled").asBoolean(false), ended(key, node)));
+		}
+		if (rejoin) {
+			return Optional.of(new RejoinRequest(key.substring(RejoinRequest.KEY_PREFIX.length()),
+					requiredText(key, node, "incarnation"), requiredLong(key, node, "generation").intValue(),
+					Optional.ofNullable(node.get("reason")).map(JsonNode::asText).orElse(""),
+					Instant.ofEpochMilli(requiredLong(key, node, "at"))));
 		}
 		if (plan) {
 			String start = key.substring(PlanRecord.KEY_PREFIX.length());

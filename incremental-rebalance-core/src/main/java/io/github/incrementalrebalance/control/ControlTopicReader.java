@@ -55,6 +55,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
 
+	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
+
 	/** Plan records by key, then by generation: a late write of a former leader never hides the current plan. */
 	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
 
@@ -162,6 +164,22 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			.filter(Objects::nonNull)
 			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
 			.toList();
+	}
+
+	/**
+	 * The last rejoin request of each instance, for the leader's housekeeping.
+	 * @return requests by instance id
+	 */
+	public Map<String, RejoinRequest> rejoinRequests() {
+		return Map.copyOf(this.rejoins);
+	}
+
+	/**
+	 * Whether the reader has read the topic to its end as of its start: records read before are history, not news.
+	 * @return true once caught up
+	 */
+	public boolean isCaughtUp() {
+		return this.caughtUp.getCount() == 0;
 	}
 
 	/**
@@ -331,11 +349,17 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
 				this.plans.remove(key);
 			}
+			else if (key.startsWith(RejoinRequest.KEY_PREFIX)) {
+				this.rejoins.remove(key.substring(RejoinRequest.KEY_PREFIX.length()));
+			}
 			return;
 		}
 		ControlRecord value = decoded.get();
 		if (value instanceof LeaveRecord leave) {
 			this.leaves.put(leave.instanceId(), leave);
+		}
+		else if (value instanceof RejoinRequest rejoin) {
+			this.rejoins.put(rejoin.instanceId(), rejoin);
 		}
 		else if (value instanceof PlanRecord plan) {
 			this.plans.compute(key, (k, held) -> {

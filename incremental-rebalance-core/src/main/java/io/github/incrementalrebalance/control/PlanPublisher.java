@@ -99,8 +99,13 @@ public final class PlanPublisher implements PlanListener {
 				List.copyOf(plan.duplicateInstanceIds())));
 		warnOfStaleLeaves(plan);
 		List<String> tombstones = new ArrayList<>(leavesOfLongGoneMembers(plan, at));
-		// plans of member starts that are no longer in the group
+		// plans of member starts that are no longer in the group, rejoin requests of instances no longer in it
 		this.reader.planKeys().stream().filter((key) -> !keys.contains(key)).forEach(tombstones::add);
+		Set<String> members = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
+		this.reader.rejoinRequests().values().stream()
+			.filter((rejoin) -> !members.contains(rejoin.instanceId()))
+			.map(RejoinRequest::key)
+			.forEach(tombstones::add);
 		this.writer.publishPlan(records, tombstones);
 	}
 

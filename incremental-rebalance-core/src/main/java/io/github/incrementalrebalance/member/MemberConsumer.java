@@ -37,11 +37,11 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-		String reason = this.trigger.take();
-		if (reason != null) {
-			logger.info("Enforcing a rebalance: {}", reason);
-			delegate().enforceRebalance(reason);
-			this.trigger.enforced();
+		RebalanceTrigger.Request request = this.trigger.take();
+		if (request != null) {
+			logger.info("Enforcing a rebalance: {}", request.reason());
+			delegate().enforceRebalance(request.reason());
+			this.trigger.enforced(request);
 		}
 		return delegate().poll(timeout);
 	}

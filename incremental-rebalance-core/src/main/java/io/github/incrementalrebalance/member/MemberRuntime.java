@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,12 +29,16 @@ import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.assignor.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.control.RejoinRequest;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
@@ -89,7 +94,7 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private final Clock clock;
 
-	private MemberClientSupplier clientSupplier;
+	private volatile MemberClientSupplier clientSupplier;
 
 	/** Publishes the plans of this start's stream threads when they lead; made by {@link #configure}. */
 	private volatile PlanPublisher publisher;
@@ -106,7 +111,7 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private volatile boolean duplicateReported;
 
-	private ScheduledExecutorService scheduler;
+	private volatile ScheduledExecutorService scheduler;
 
 	private boolean closed;
 
@@ -120,6 +125,9 @@ public final class MemberRuntime implements AutoCloseable {
 		this.controlTopic = this.config.controlTopic(applicationId);
 		this.reader = new ControlTopicReader(streamsConfig, this.controlTopic);
 		this.writer = new ControlTopicWriter(streamsConfig, this.controlTopic);
+		if (this.config.rejoinRequests()) {
+			this.reader.addListener(this::onControlRecord);
+		}
 	}
 
 	/**
@@ -261,14 +269,69 @@ public final class MemberRuntime implements AutoCloseable {
 		if (this.clientSupplier == null) {
 			this.clientSupplier = new MemberClientSupplier(applicationSupplier,
 					new LeaveOnClose(this.config.leaveOnClose()), ClientCapabilities.detected());
-			this.clientSupplier.rebalanceTrigger().addGenerationListener((generation) -> {
+			RebalanceTrigger trigger = this.clientSupplier.rebalanceTrigger();
+			trigger.addGenerationListener((generation) -> {
 				PlanPublisher plans = this.publisher;
 				if (plans != null) {
 					plans.generationCompleted(generation);
 				}
 			});
+			if (this.config.rejoinRequests()) {
+				trigger.addEnforcementListener((reason) -> askOthersToRejoin(trigger, reason));
+			}
 		}
 		return this.clientSupplier;
+	}
+
+	/**
+	 * This member started a rebalance for a hand-over: ask the others to rejoin now (off the stream thread, which must
+	 * not wait for the cluster).
+	 */
+	private void askOthersToRejoin(RebalanceTrigger trigger, String reason) {
+		MemberIdentity self = this.identity;
+		RejoinRequest request = new RejoinRequest(self.instanceId(), self.incarnation(), trigger.observedGeneration(),
+				reason, this.clock.instant());
+		CompletableFuture.runAsync(() -> this.writer.write(request).whenComplete((written, failure) -> {
+			if (failure != null) {
+				logger.warn("Could not ask the other members to rejoin ({}): they rejoin at their next heartbeat",
+						reason, failure);
+			}
+		}));
+	}
+
+	/**
+	 * Follow what the other members announce on the control topic (on the reader's thread: only records a request):
+	 * a rebalance one of them started for a hand-over, and the end of a member that just left the group, whose
+	 * LeaveGroup the others would otherwise learn of at their next heartbeat. Records read while catching up at start
+	 * are history.
+	 */
+	private void onControlRecord(ControlRecord record) {
+		MemberClientSupplier supplier = this.clientSupplier;
+		if (supplier == null || !this.reader.isCaughtUp()) {
+			return;
+		}
+		RebalanceTrigger trigger = supplier.rebalanceTrigger();
+		MemberIdentity self = this.identity;
+		if (record instanceof RejoinRequest rejoin) {
+			boolean own = rejoin.instanceId().equals(self.instanceId()) && rejoin.incarnation().equals(self.incarnation());
+			if (!own && rejoin.generation() >= trigger.observedGeneration()) {
+				trigger.follow(rejoin.reason() + " (" + self.instanceId() + " rejoins as " + rejoin.instanceId()
+						+ " asked)");
+			}
+		}
+		else if (record instanceof LeaveRecord leave && leave.ended().isPresent()
+				&& this.reader.plan(leave.instanceId(), leave.incarnation()).isPresent()) {
+			trigger.follow("incremental-rebalance: " + leave.instanceId() + " left the group ("
+					+ leave.ended().get() + ")");
+		}
+		else if (record instanceof PlanEpoch) {
+			ScheduledExecutorService checks = this.scheduler;
+			Drain current = this.drain;
+			if (checks != null && !checks.isShutdown() && current != null && current.state() == MemberState.LEAVING) {
+				// a plan may hand this member's tasks over: act on it now, not at the next periodic check
+				checks.execute(this::checkLeave);
+			}
+		}
 	}
 
 	/**

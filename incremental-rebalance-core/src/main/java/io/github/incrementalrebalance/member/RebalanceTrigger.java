@@ -5,6 +5,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 /**
@@ -14,14 +15,23 @@ import java.util.function.IntConsumer;
  * <p>
  * Requests made before a consumer takes them coalesce into one rebalance: any member rejoining rebalances the whole
  * group, so one consumer per instance taking the request is enough.
+ * <p>
+ * The other members learn of a rebalance only at their next heartbeat, and until all have rejoined the rebalance holds
+ * those that did. So a rebalance this instance starts for its own reasons ({@link #request}) is announced to the
+ * others ({@link #addEnforcementListener}), and an announcement read from another member is followed
+ * ({@link #follow}) without being announced again.
  */
 public final class RebalanceTrigger {
 
-	private final AtomicReference<String> pendingReason = new AtomicReference<>();
+	private final AtomicReference<Request> pending = new AtomicReference<>();
 
 	private final AtomicLong requested = new AtomicLong();
 
 	private final AtomicLong enforced = new AtomicLong();
+
+	private final AtomicLong followed = new AtomicLong();
+
+	private final List<Consumer<String>> enforcementListeners = new CopyOnWriteArrayList<>();
 
 	private final AtomicInteger generation = new AtomicInteger(-1);
 
@@ -33,7 +43,17 @@ public final class RebalanceTrigger {
 	 */
 	public void request(String reason) {
 		this.requested.incrementAndGet();
-		this.pendingReason.set(reason);
+		this.pending.set(new Request(reason, true));
+	}
+
+	/**
+	 * Rejoin because another member asked the group to; returns at once. Not announced again; a request of this
+	 * instance's own that waits is kept, with its announcement.
+	 * @param reason why, sent to the group coordinator and logged by it
+	 */
+	public void follow(String reason) {
+		this.pending.accumulateAndGet(new Request(reason, false),
+				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting : next);
 	}
 
 	/**
@@ -41,7 +61,7 @@ public final class RebalanceTrigger {
 	 * @return true while no consumer has polled since the last request
 	 */
 	public boolean isPending() {
-		return this.pendingReason.get() != null;
+		return this.pending.get() != null;
 	}
 
 	/**
@@ -53,11 +73,28 @@ public final class RebalanceTrigger {
 	}
 
 	/**
-	 * How many rebalances this instance enforced (coalesced requests count once).
-	 * @return the number of {@code enforceRebalance} calls made on a consumer
+	 * How many rebalances this instance enforced for its own reasons (coalesced requests count once).
+	 * @return the number of {@code enforceRebalance} calls made on a consumer for {@link #request}
 	 */
 	public long enforcedCount() {
 		return this.enforced.get();
+	}
+
+	/**
+	 * How many times this instance rejoined because another member asked.
+	 * @return the number of {@code enforceRebalance} calls made on a consumer for {@link #follow}
+	 */
+	public long followedCount() {
+		return this.followed.get();
+	}
+
+	/**
+	 * Be told of every rebalance this instance enforces for its own reasons, on the stream thread that enforced it
+	 * (return fast, never throw).
+	 * @param listener gets the reason
+	 */
+	public void addEnforcementListener(Consumer<String> listener) {
+		this.enforcementListeners.add(listener);
 	}
 
 	/**
@@ -84,12 +121,28 @@ public final class RebalanceTrigger {
 		}
 	}
 
-	String take() {
-		return this.pendingReason.getAndSet(null);
+	Request take() {
+		return this.pending.getAndSet(null);
 	}
 
-	void enforced() {
+	void enforced(Request request) {
+		if (!request.announce()) {
+			this.followed.incrementAndGet();
+			return;
+		}
 		this.enforced.incrementAndGet();
+		for (Consumer<String> listener : this.enforcementListeners) {
+			listener.accept(request.reason());
+		}
+	}
+
+	/**
+	 * A rebalance asked for and not yet enforced.
+	 *
+	 * @param reason why
+	 * @param announce whether the other members are to be asked to rejoin too
+	 */
+	record Request(String reason, boolean announce) {
 	}
 
 }

@@ -1,0 +1,122 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A conservative drain with a heartbeat far longer than the tests' usual 500 ms (5 s; session 45 s): each of its
+ * rebalances would wait for the other members' next heartbeat, and under exactly-once hold every task's output
+ * meanwhile. Members that ask each other to rejoin over the control topic make a round cost what the cluster needs,
+ * not a heartbeat; the same drain with the requests off shows the difference side by side.
+ */
+class RejoinRequestsIntegrationTests {
+
+	private static final int PARTITIONS = 6;
+
+	private static final long ACCEPTABLE_LAG = 1_000;
+
+	private static final int KEYS_PER_TASK = 20_000;
+
+	private static final long RESTORE_RATE = 10_000;
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void drainAtAFiveSecondHeartbeatStallsItsMovedTasksUnderTwoSecondsWhenMembersAskEachOtherToRejoin() {
+		Drained asked = drain("rejoin-asked", true);
+		Drained heartbeats = drain("rejoin-heartbeats", false);
+		System.out.printf("Conservative drain at a 5 s heartbeat: moved tasks stalled %d ms with rejoin requests, "
+				+ "%d ms waiting for heartbeats; the other tasks %d ms and %d ms; rebalances of a survivor %d and %d%n",
+				asked.moved().toMillis(), heartbeats.moved().toMillis(), asked.others().toMillis(),
+				heartbeats.others().toMillis(), asked.rebalances(), heartbeats.rebalances());
+		assertThat(asked.moved()).as("moved tasks' stall with rejoin requests").isLessThan(Duration.ofSeconds(2));
+		assertThat(heartbeats.moved()).as("a heartbeat-driven rejoin cannot do it").isGreaterThan(asked.moved());
+		assertThat(asked.rebalances()).as("no more rebalances than waiting for heartbeats")
+			.isLessThanOrEqualTo(heartbeats.rebalances());
+	}
+
+	private Drained drain(String applicationId, boolean rejoinRequests) {
+		CountingApplication run = new CountingApplication(broker, applicationId, PARTITIONS);
+		try (TrackingProducer producer = run.producer();
+				StreamsLauncher launcher = run.launcher(this.stateRoot.resolve(applicationId))
+					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+					.property(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 5_000)
+					.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 45_000)
+					.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, "conservative")
+					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
+					.property(LearnerConfig.REJOIN_REQUESTS_CONFIG, rejoinRequests)) {
+			StreamsInstance a = start(launcher, "a");
+			StreamsInstance b = start(launcher, "b");
+			StreamsInstance c = start(launcher, "c");
+			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
+			Set<TaskId> ofB = b.activeTasks();
+			Set<TaskId> others = new HashSet<>(StreamsInstance.activeTasksOf(a, c));
+			Instant askedAt = Instant.now();
+
+			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
+
+			await("b drained and closed").atMost(Duration.ofMinutes(2))
+				.until(() -> b.runtime().state() == MemberState.CLOSED);
+			await("a and c run every task").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a, c)
+						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
+						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
+			Instant done = Instant.now();
+			assertThat(b.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			for (TaskId task : ofB) {
+				assertThat(a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
+					.as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
+			}
+			Drained drained = new Drained(run.gapMeter().longestGap(ofB, askedAt, done),
+					run.gapMeter().longestGap(others, askedAt, done), a.rebalancesSince(askedAt));
+			run.verifyCounts(producer);
+			return drained;
+		}
+	}
+
+	private static StreamsInstance start(StreamsLauncher launcher, String name) {
+		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
+		return launcher.instance(name)
+			.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+			.memberRuntime()
+			.start();
+	}
+
+	/**
+	 * What a drain cost.
+	 *
+	 * @param moved the longest stall of the leaving member's tasks
+	 * @param others the longest stall of the tasks that stayed where they were
+	 * @param rebalances rebalances a survivor went through
+	 */
+	private record Drained(Duration moved, Duration others, long rebalances) {
+	}
+
+}
