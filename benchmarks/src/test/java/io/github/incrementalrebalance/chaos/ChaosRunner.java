@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,8 @@ final class ChaosRunner {
 
 	private final List<ChaosReport.Event> events = new ArrayList<>();
 
+	private final List<ChaosEvent> deck = new ArrayList<>();
+
 	private int index;
 
 	private ChaosEvent kind;
@@ -74,20 +77,32 @@ final class ChaosRunner {
 				counts.duplicated() + this.group.duplicatedDownstream());
 	}
 
+	/**
+	 * The next event: the next kind of a shuffled deck of every kind, so that a run of a few dozen events applies each
+	 * kind several times. When that kind does not fit the group now (it would leave fewer than two instances, or more
+	 * than five), an instance starts or leaves first to make room.
+	 */
 	private ChaosEvent next() {
+		if (this.deck.isEmpty()) {
+			this.deck.addAll(List.of(ChaosEvent.values()));
+			Collections.shuffle(this.deck, this.random);
+		}
+		ChaosEvent kind = this.deck.get(0);
 		int alive = this.group.alive().size();
-		List<ChaosEvent> possible = new ArrayList<>();
-		for (ChaosEvent candidate : ChaosEvent.values()) {
-			boolean fits = switch (candidate) {
-				case START, HOST_SWAP -> alive < ChaosSettings.MAX_INSTANCES;
-				case LEAVE_GONE -> !this.goneStarts.isEmpty();
-				default -> alive - candidate.removes() >= ChaosSettings.MIN_INSTANCES;
-			};
-			if (fits) {
-				possible.add(candidate);
+		if (kind == ChaosEvent.START || kind == ChaosEvent.HOST_SWAP) {
+			if (alive >= ChaosSettings.MAX_INSTANCES) {
+				return ChaosEvent.LEAVE;
 			}
 		}
-		return possible.get(this.random.nextInt(possible.size()));
+		else if (kind == ChaosEvent.LEAVE_GONE) {
+			if (this.goneStarts.isEmpty()) {
+				return (alive > ChaosSettings.MIN_INSTANCES) ? ChaosEvent.CLOSE : ChaosEvent.START;
+			}
+		}
+		else if (alive - kind.removes() < ChaosSettings.MIN_INSTANCES) {
+			return ChaosEvent.START;
+		}
+		return this.deck.remove(0);
 	}
 
 	private void apply() {
