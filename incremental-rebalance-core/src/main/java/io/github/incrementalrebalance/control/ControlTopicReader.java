@@ -64,7 +64,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private final List<Consumer<ControlRecord>> listeners = new CopyOnWriteArrayList<>();
 
-	private final CountDownLatch caughtUp = new CountDownLatch(1);
+	private volatile CountDownLatch caughtUp = new CountDownLatch(1);
 
 	private volatile KafkaConsumer<byte[], byte[]> consumer;
 
@@ -73,6 +73,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	private Admin admin;
 
 	private volatile boolean running;
+
+	/** The first offset that is news to listeners: the topic's end when the current read started. */
+	private volatile long liveFrom = Long.MAX_VALUE;
 
 	private final AtomicReference<String> problem = new AtomicReference<>();
 
@@ -87,7 +90,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * Be told of every record applied (on the reader's thread: return fast, never throw).
+	 * Be told of every record written after the reader started reading (on the reader's thread: return fast, never
+	 * throw). The topic's history, read again at each start and after a fault to rebuild the view, is not news and is
+	 * not passed on.
 	 * @param listener the listener; a tombstone is not passed on
 	 */
 	public void addListener(Consumer<ControlRecord> listener) {
@@ -99,6 +104,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			return;
 		}
 		this.running = true;
+		this.caughtUp = new CountDownLatch(1);
 		this.consumer = this.clients.consumer();
 		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
 		reader.setDaemon(true);
@@ -107,7 +113,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * Wait until the reader has read the topic up to its end as of the start.
+	 * Wait until the reader has read the topic up to its end as of its last start: from then on what is written is
+	 * news to listeners.
 	 * @param timeout how long
 	 * @return whether it caught up in time
 	 */
@@ -172,14 +179,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 */
 	public Map<String, RejoinRequest> rejoinRequests() {
 		return Map.copyOf(this.rejoins);
-	}
-
-	/**
-	 * Whether the reader has read the topic to its end as of its start: records read before are history, not news.
-	 * @return true once caught up
-	 */
-	public boolean isCaughtUp() {
-		return this.caughtUp.getCount() == 0;
 	}
 
 	/**
@@ -249,6 +248,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		reader.assign(List.of(this.partition));
 		reader.seekToBeginning(List.of(this.partition));
 		long endAtStart = endOffset(reader);
+		this.liveFrom = endAtStart;
 		long nextProbe = System.nanoTime() + PROBE_INTERVAL.toNanos();
 		recovered();
 		while (this.running) {
@@ -369,6 +369,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			});
 		}
 		else if (value instanceof PlanEpoch planEpoch && !adopt(planEpoch, record.offset())) {
+			return;
+		}
+		if (record.offset() < this.liveFrom) {
 			return;
 		}
 		for (Consumer<ControlRecord> listener : this.listeners) {

@@ -302,12 +302,12 @@ public final class MemberRuntime implements AutoCloseable {
 	/**
 	 * Follow what the other members announce on the control topic (on the reader's thread: only records a request):
 	 * a rebalance one of them started for a hand-over, and the end of a member that just left the group, whose
-	 * LeaveGroup the others would otherwise learn of at their next heartbeat. Records read while catching up at start
-	 * are history.
+	 * LeaveGroup the others would otherwise learn of at their next heartbeat, unless this member completed a rebalance
+	 * since the plan that still had it.
 	 */
 	private void onControlRecord(ControlRecord record) {
 		MemberClientSupplier supplier = this.clientSupplier;
-		if (supplier == null || !this.reader.isCaughtUp()) {
+		if (supplier == null) {
 			return;
 		}
 		RebalanceTrigger trigger = supplier.rebalanceTrigger();
@@ -320,7 +320,9 @@ public final class MemberRuntime implements AutoCloseable {
 			}
 		}
 		else if (record instanceof LeaveRecord leave && leave.ended().isPresent()
-				&& this.reader.plan(leave.instanceId(), leave.incarnation()).isPresent()) {
+				&& this.reader.plan(leave.instanceId(), leave.incarnation()).isPresent()
+				&& this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION)
+						>= trigger.observedGeneration()) {
 			trigger.follow("incremental-rebalance: " + leave.instanceId() + " left the group ("
 					+ leave.ended().get() + ")");
 		}

@@ -71,6 +71,13 @@ class ControlCodecTests {
 	}
 
 	@Test
+	void rejoinRequestRoundTrips() {
+		RejoinRequest rejoin = new RejoinRequest("pod-7", "k3j9", 12, "incremental-rebalance: pod-7 is leaving", NOW);
+		assertThat(rejoin.key()).isEqualTo("rejoin/pod-7");
+		assertThat(roundTrip(rejoin)).isEqualTo(rejoin);
+	}
+
+	@Test
 	void epochOfVersionOneHasNoGenerationAndTheLeadersTime() {
 		byte[] v1 = "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}".getBytes(StandardCharsets.UTF_8);
 		assertThat(ControlCodec.decode(PlanEpoch.KEY, v1)).contains(new PlanEpoch(PlanEpoch.UNKNOWN_GENERATION,

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
@@ -227,6 +228,33 @@ class ControlTopicIntegrationTests {
 				.until(() -> !reader.planKeys().contains("plan/twin/t2"));
 			assertThat(reader.plans()).extracting(PlanRecord::key).containsExactly("plan/a/a1", "plan/twin/t1");
 		}
+	}
+
+	@Test
+	void listenersHearOfRecordsWrittenAfterTheReadStartedNotOfTheHistoryReadAgain() {
+		String topic = "news-control";
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		Map<String, Object> streamsConfig = Map.of("application.id", "news", "bootstrap.servers",
+				broker.bootstrapServers());
+		List<String> heard = new CopyOnWriteArrayList<>();
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
+			writer.write(new RejoinRequest("old", "o1", 3, "before the reader started", Instant.now())).join();
+			try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+				reader.addListener((record) -> heard.add(record.key()));
+				reader.start();
+				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
+				writer.write(new RejoinRequest("new", "n1", 4, "after", Instant.now())).join();
+				await().atMost(TIMEOUT).until(() -> heard.contains("rejoin/new"));
+				assertThat(reader.rejoinRequests()).containsKeys("old", "new");
+
+				reader.close();
+				reader.start();
+				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
+				writer.write(new RejoinRequest("newer", "w1", 5, "after the restart", Instant.now())).join();
+				await().atMost(TIMEOUT).until(() -> heard.contains("rejoin/newer"));
+			}
+		}
+		assertThat(heard).as("the history, read at each start, is not news").containsExactly("rejoin/new", "rejoin/newer");
 	}
 
 	/**
