@@ -1,9 +1,11 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -14,19 +16,26 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Drains every member before its Kafka Streams closes when the application shuts down normally (SIGTERM, a scaled
- * down Deployment): stops in a phase before the {@code StreamsBuilderFactoryBean}s and waits, bounded, until each
- * member left its group.
+ * down Deployment): stops in a phase before the {@code StreamsBuilderFactoryBean}s, asynchronously as Spring's
+ * lifecycle allows, and reports done once each member left its group and closed.
+ * <p>
+ * Spring waits at most {@code spring.lifecycle.timeout-per-shutdown-phase} for a phase, and Kubernetes kills the pod
+ * at its grace period: the drain's own bound is the tighter of the scale-down timeout (15 s when unset) and that phase
+ * timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose learners are not
+ * ready by then leaves anyway, and says so ({@code forced}).
  */
 class DrainOnShutdown implements SmartLifecycle {
 
 	/** Stopped before the factory beans ({@code Integer.MAX_VALUE - 1000}). */
 	static final int PHASE = Integer.MAX_VALUE - 500;
 
+	/** The drain's bound when no scale-down timeout is set: with the close allowance, 20 s of a 30 s grace period. */
+	static final Duration DEFAULT_BOUND = Duration.ofSeconds(15);
+
+	/** What a forced leave needs after its deadline to close Kafka Streams (commit, close the tasks, leave). */
+	static final Duration CLOSE_ALLOWANCE = Duration.ofSeconds(5);
+
 	private static final Logger logger = LoggerFactory.getLogger(DrainOnShutdown.class);
-
-	private static final Duration DEFAULT_BOUND = Duration.ofSeconds(25);
-
-	private static final Duration CLOSE_ALLOWANCE = Duration.ofSeconds(10);
 
 	private final MemberRuntimes runtimes;
 
@@ -34,9 +43,29 @@ class DrainOnShutdown implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	DrainOnShutdown(MemberRuntimes runtimes, Optional<Duration> scaleDownTimeout) {
+	/**
+	 * @param runtimes the members to drain
+	 * @param scaleDownTimeout the configured scale-down timeout, if any
+	 * @param shutdownPhaseTimeout how long Spring waits for one lifecycle phase to stop
+	 */
+	DrainOnShutdown(MemberRuntimes runtimes, Optional<Duration> scaleDownTimeout, Duration shutdownPhaseTimeout) {
 		this.runtimes = runtimes;
-		this.bound = scaleDownTimeout.orElse(DEFAULT_BOUND);
+		Duration fits = shutdownPhaseTimeout.minus(CLOSE_ALLOWANCE);
+		Duration wanted = scaleDownTimeout.orElse(DEFAULT_BOUND);
+		this.bound = fits.isNegative() ? Duration.ZERO : (wanted.compareTo(fits) > 0) ? fits : wanted;
+		if (this.bound.compareTo(wanted) < 0) {
+			logger.info("A drain on shutdown is bounded to {} (not the scale-down timeout {}): Spring waits at most {} "
+					+ "(spring.lifecycle.timeout-per-shutdown-phase) for it, less {} for Kafka Streams to close",
+					this.bound, wanted, shutdownPhaseTimeout, CLOSE_ALLOWANCE);
+		}
+	}
+
+	/**
+	 * How long the drain on shutdown may wait for learners.
+	 * @return the bound
+	 */
+	Duration bound() {
+		return this.bound;
 	}
 
 	@Override
@@ -46,23 +75,60 @@ class DrainOnShutdown implements SmartLifecycle {
 
 	@Override
 	public void stop() {
+		CountDownLatch stopped = new CountDownLatch(1);
+		stop(stopped::countDown);
+		try {
+			stopped.await(this.bound.plus(CLOSE_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Ask every stable member to leave, bounded, then tell Spring once all closed (or the bound and the close allowance
+	 * passed), without holding the thread that stops the context.
+	 */
+	@Override
+	public void stop(Runnable callback) {
 		this.running = false;
+		List<MemberRuntime> leaving = new ArrayList<>();
 		for (MemberRuntime runtime : this.runtimes.all()) {
-			if (runtime.state() == MemberState.STABLE) {
-				try {
-					runtime.leave(Optional.of(this.bound), "shutdown", true);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Could not drain {} before shutdown: {}", runtime.identity().instanceId(),
-							ex.getMessage());
+			if (runtime.state() != MemberState.STABLE) {
+				continue;
+			}
+			try {
+				if (runtime.leave(Optional.of(this.bound), "shutdown", true)) {
+					leaving.add(runtime);
 				}
 			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not drain {} before shutdown: {}", runtime.identity().instanceId(), ex.getMessage());
+			}
 		}
-		Instant until = Instant.now().plus(this.bound).plus(CLOSE_ALLOWANCE);
-		while (Instant.now().isBefore(until) && this.runtimes.all().stream()
-			.anyMatch((runtime) -> runtime.state() != MemberState.CLOSED && runtime.state() != MemberState.STABLE)) {
-			LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-		}
+		CountDownLatch closed = new CountDownLatch(leaving.size());
+		leaving.forEach((runtime) -> runtime.addStateListener((state) -> {
+			if (state == MemberState.CLOSED) {
+				closed.countDown();
+			}
+		}));
+		leaving.stream().filter((runtime) -> runtime.state() == MemberState.CLOSED).forEach((runtime) -> closed.countDown());
+		Thread waiter = new Thread(() -> {
+			try {
+				if (!closed.await(this.bound.plus(CLOSE_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS)) {
+					logger.warn("Members still closing {} after the drain on shutdown started: the shutdown goes on",
+							this.bound.plus(CLOSE_ALLOWANCE));
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				callback.run();
+			}
+		}, "incremental-rebalance-drain-on-shutdown");
+		waiter.setDaemon(true);
+		waiter.start();
 	}
 
 	@Override

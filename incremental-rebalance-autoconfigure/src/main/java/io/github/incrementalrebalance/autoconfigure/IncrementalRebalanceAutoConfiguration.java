@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.time.Duration;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
@@ -14,8 +15,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
@@ -74,8 +77,11 @@ public final class IncrementalRebalanceAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty("incremental-rebalance.drain-on-shutdown")
 	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes,
-			IncrementalRebalanceProperties settings) {
-		return new DrainOnShutdown(runtimes, Optional.ofNullable(settings.scaleDownTimeout()));
+			IncrementalRebalanceProperties settings, Environment environment) {
+		Duration phase = Binder.get(environment)
+			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+			.orElse(Duration.ofSeconds(30));
+		return new DrainOnShutdown(runtimes, Optional.ofNullable(settings.scaleDownTimeout()), phase);
 	}
 
 }

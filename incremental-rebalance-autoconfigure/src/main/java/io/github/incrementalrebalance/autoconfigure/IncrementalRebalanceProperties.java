@@ -40,8 +40,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * 'setLeaveGroupOnClose(true)'. A drained instance leaves either way.
  * @param onDrained What to do once this instance drained and left the group: close the application context
  * ('shutdown') or only Kafka Streams ('stop-streams').
- * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the scale-down
- * timeout or, when that is unset, 25 seconds.
+ * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
+ * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
+ * Streams to close.
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,

@@ -2,12 +2,19 @@ package io.github.incrementalrebalance.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two Spring Boot applications in one JVM on a real broker: closing the context of one that has
  * {@code incremental-rebalance.drain-on-shutdown=true} (what SIGTERM does) drains it through the other before its
- * Kafka Streams closes.
+ * Kafka Streams closes, within Spring's shutdown phase even when the learners cannot finish.
  */
 class DrainOnShutdownIntegrationTests {
 
@@ -52,6 +59,48 @@ class DrainOnShutdownIntegrationTests {
 			await("a runs every task").atMost(Duration.ofSeconds(30))
 				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
+		}
+	}
+
+	@Test
+	void shutdownWhoseLearnersCannotFinishReturnsWithinTheShutdownPhaseAndSaysTheLeaveWasForced() {
+		broker.createTopics(PARTITIONS, "bounded-app-input", "bounded-app-output");
+		RestoreThrottle slow = RestoreThrottle.of(50);
+		String lag = "spring.kafka.streams.properties.acceptable.recovery.lag=100";
+		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "bounded-app-input");
+				ConfigurableApplicationContext a = CountingBootApplication.start(broker, "bounded-app", "a",
+						this.stateRoot, slow, false, lag);
+				ConfigurableApplicationContext b = CountingBootApplication.start(broker, "bounded-app", "b",
+						this.stateRoot, null, false, lag, "incremental-rebalance.drain-on-shutdown=true",
+						"incremental-rebalance.scale-down-timeout=5m",
+						"spring.lifecycle.timeout-per-shutdown-phase=20s")) {
+			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
+				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
+						&& activeTasks(a).size() + activeTasks(b).size() == PARTITIONS);
+			producer.load(PARTITIONS, 5_000, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+			Set<TaskId> ofB = activeTasks(b);
+			MemberRuntime leaving = b.getBean(MemberRuntimes.class).all().get(0);
+			Instant closing = Instant.now();
+
+			b.close();
+
+			Duration took = Duration.between(closing, Instant.now());
+			assertThat(took).as("waited for the learners up to the drain's bound (20 s phase less 5 s to close)")
+				.isGreaterThanOrEqualTo(Duration.ofSeconds(15))
+				.as("and returned within the shutdown phase, not the 5 minute scale-down timeout")
+				.isLessThan(Duration.ofSeconds(20));
+			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.FORCED);
+				assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.DEADLINE_PASSED);
+				assertThat(outcome.tasksMovedCold()).as("b's tasks, whose learners were not ready").isEqualTo(ofB.size());
+			});
+			slow.release();
+			await("a runs every task").atMost(Duration.ofMinutes(1))
+				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 		}
 	}
 

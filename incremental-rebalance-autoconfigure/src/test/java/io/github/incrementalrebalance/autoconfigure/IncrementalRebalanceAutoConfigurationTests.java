@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,25 @@ class IncrementalRebalanceAutoConfigurationTests {
 			assertThat(passed.mainConsumers).as("the supplier spring-kafka passes still makes the clients").isNotEmpty();
 			assertThat(runtime.rebalanceTrigger()).as("the member supplier made the main consumers").isPresent();
 		});
+	}
+
+	@Test
+	void drainOnShutdownFitsSpringsShutdownPhase() {
+		ApplicationContextRunner drains = this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.drain-on-shutdown=true");
+		drains.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+			.as("unset: 15 s, with 5 s to close, in a 30 s grace period").isEqualTo(Duration.ofSeconds(15)));
+		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=5m",
+				"spring.lifecycle.timeout-per-shutdown-phase=20s")
+			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+				.as("the phase less the close allowance, not the scale-down timeout").isEqualTo(Duration.ofSeconds(15)));
+		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=8s")
+			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound()).isEqualTo(Duration.ofSeconds(8)));
+		drains.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=3s")
+			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+				.as("no time for learners: the leave is forced at once").isEqualTo(Duration.ZERO));
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.run((context) -> assertThat(context).doesNotHaveBean(DrainOnShutdown.class));
 	}
 
 	@Test
