@@ -116,12 +116,12 @@ final class BenchmarkGroup implements AutoCloseable {
 				: RestoreThrottle.unlimited();
 		StreamsLauncher.Spec spec = launcher.instance(name);
 		if (strategy.learners()) {
-			return spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+			return spec.restoreThrottle(throttle)
 				.memberRuntime()
 				.start();
 		}
 		if (strategy == Strategy.KAFKA_DEFAULT) {
-			return spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle)).start();
+			return spec.restoreThrottle(throttle).start();
 		}
 		return spec
 			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))

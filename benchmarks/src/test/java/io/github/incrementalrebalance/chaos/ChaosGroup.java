@@ -19,7 +19,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -78,8 +77,6 @@ final class ChaosGroup implements AutoCloseable {
 
 	private final OutputWatcher watcher;
 
-	private volatile Thread updates;
-
 	private int started;
 
 	ChaosGroup(KafkaBroker broker, Path stateRoot, ChaosSettings settings) {
@@ -123,25 +120,8 @@ final class ChaosGroup implements AutoCloseable {
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(),
 				this.producer.acknowledgedCounts(), Duration.ofMinutes(3));
 		this.producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
-		startUpdates();
-	}
-
-	/**
-	 * Updates of random keys of every task at the steady rate the settings give, besides the markers.
-	 */
-	private void startUpdates() {
-		Random keys = new Random(this.settings.seed());
-		long pause = 1_000_000_000L / this.settings.updatesPerSecond();
-		Thread thread = new Thread(() -> {
-			while (!Thread.currentThread().isInterrupted()) {
-				int partition = keys.nextInt(PARTITIONS);
-				this.producer.send(partition, "k" + partition + "-" + keys.nextInt(this.settings.keysPerTask()), "u");
-				LockSupport.parkNanos(pause);
-			}
-		}, "chaos-updates");
-		thread.setDaemon(true);
-		thread.start();
-		this.updates = thread;
+		this.producer.startUpdates(PARTITIONS, this.settings.keysPerTask(), this.settings.updatesPerSecond(),
+				this.settings.seed());
 	}
 
 	/**
@@ -436,16 +416,7 @@ final class ChaosGroup implements AutoCloseable {
 	 * @return the keys counted too few and too many times
 	 */
 	ExactCountVerifier.Mismatch stopAndVerify() {
-		Thread thread = this.updates;
-		if (thread != null) {
-			thread.interrupt();
-			try {
-				thread.join(10_000);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.producer.stopUpdates();
 		this.producer.stopMarkers();
 		return ExactCountVerifier.verify(this.broker.bootstrapServers(), output(), this.producer.acknowledgedCounts(),
 				Duration.ofMinutes(3));

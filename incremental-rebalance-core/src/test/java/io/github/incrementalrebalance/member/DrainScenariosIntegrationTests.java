@@ -24,7 +24,6 @@ import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
-import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -467,7 +466,7 @@ class DrainScenariosIntegrationTests {
 
 		StreamsInstance member(StreamsLauncher launcher, String name, RestoreThrottle throttle) {
 			return launcher.instance(name)
-				.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+				.restoreThrottle(throttle)
 				.memberRuntime()
 				.start();
 		}

@@ -17,7 +17,6 @@ import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StandaloneMember;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
-import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -65,7 +64,7 @@ class LeaderCrashIntegrationTests {
 			assertThat(leader.awaitRunning(Duration.ofMinutes(2))).as("the leader's JVM runs").isTrue();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
 			StreamsInstance c = launcher.instance("c")
-				.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+				.restoreThrottle(throttle)
 				.memberRuntime()
 				.start();
 			await("b and c have work").atMost(Duration.ofMinutes(1))

@@ -13,7 +13,6 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
-import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
@@ -104,7 +103,7 @@ class RejoinRequestsIntegrationTests {
 	private static StreamsInstance start(StreamsLauncher launcher, String name) {
 		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
 		return launcher.instance(name)
-			.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+			.restoreThrottle(throttle)
 			.memberRuntime()
 			.start();
 	}

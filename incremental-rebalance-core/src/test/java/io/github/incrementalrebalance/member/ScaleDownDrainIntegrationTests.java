@@ -115,7 +115,7 @@ class ScaleDownDrainIntegrationTests {
 	private static StreamsInstance startMember(StreamsLauncher launcher, String name) {
 		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
 		return launcher.instance(name)
-			.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle))
+			.restoreThrottle(throttle)
 			.memberRuntime()
 			.start();
 	}

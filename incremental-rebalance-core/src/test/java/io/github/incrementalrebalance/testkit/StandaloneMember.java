@@ -175,7 +175,7 @@ public final class StandaloneMember implements AutoCloseable {
 		String rate = properties.remove(RESTORE_RATE);
 		if (rate != null) {
 			RestoreThrottle throttle = RestoreThrottle.of(Long.parseLong(rate));
-			spec.clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle));
+			spec.restoreThrottle(throttle);
 		}
 		properties.forEach(spec::property);
 		StreamsInstance member = spec.memberRuntime().start();

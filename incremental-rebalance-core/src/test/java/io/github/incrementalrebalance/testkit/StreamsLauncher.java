@@ -166,6 +166,15 @@ public final class StreamsLauncher implements AutoCloseable {
 		}
 
 		/**
+		 * Restore at most as fast as a throttle lets through (a slower disk).
+		 * @param throttle the throttle
+		 * @return this spec
+		 */
+		public Spec restoreThrottle(RestoreThrottle throttle) {
+			return clientSupplier((supplier) -> new ThrottledRestoreSupplier(supplier, throttle));
+		}
+
+		/**
 		 * Change the assembled config before Kafka Streams is built, e.g. with a member runtime.
 		 * @param configurer the change
 		 * @return this spec

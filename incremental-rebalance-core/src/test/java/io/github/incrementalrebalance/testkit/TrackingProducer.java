@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.testkit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +32,8 @@ public final class TrackingProducer implements AutoCloseable {
 	private final List<Exception> failures = new CopyOnWriteArrayList<>();
 
 	private volatile Thread markers;
+
+	private volatile Thread updates;
 
 	public TrackingProducer(String bootstrapServers, String topic) {
 		this.topic = topic;
@@ -83,33 +86,64 @@ public final class TrackingProducer implements AutoCloseable {
 	 * @param interval the pause between two rounds of markers
 	 */
 	public void startMarkers(int partitions, Duration interval) {
-		Thread thread = new Thread(() -> {
-			while (!Thread.currentThread().isInterrupted()) {
-				for (int partition = 0; partition < partitions; partition++) {
-					send(partition, MARKER_PREFIX + partition, Long.toString(System.currentTimeMillis()));
-				}
-				this.producer.flush();
-				LockSupport.parkNanos(interval.toNanos());
+		this.markers = inBackground("markers-" + this.topic, () -> {
+			for (int partition = 0; partition < partitions; partition++) {
+				send(partition, MARKER_PREFIX + partition, Long.toString(System.currentTimeMillis()));
 			}
-		}, "markers-" + this.topic);
-		thread.setDaemon(true);
-		thread.start();
-		this.markers = thread;
+			this.producer.flush();
+		}, interval);
 	}
 
 	public void stopMarkers() {
-		Thread thread = this.markers;
-		if (thread != null) {
-			thread.interrupt();
-			try {
-				thread.join(10_000);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			this.markers = null;
-		}
+		stop(this.markers);
+		this.markers = null;
 		flush();
+	}
+
+	/**
+	 * Start updating random keys of {@link #load} at a steady rate, besides the markers, until {@link #stopUpdates()}.
+	 * @param partitions the partitions of the input topic
+	 * @param keysPerPartition the keys per partition to choose from
+	 * @param perSecond updates per second
+	 * @param seed the seed of the keys chosen
+	 */
+	public void startUpdates(int partitions, int keysPerPartition, int perSecond, long seed) {
+		Random keys = new Random(seed);
+		this.updates = inBackground("updates-" + this.topic, () -> {
+			int partition = keys.nextInt(partitions);
+			send(partition, "k" + partition + "-" + keys.nextInt(keysPerPartition), "u");
+		}, Duration.ofNanos(1_000_000_000L / perSecond));
+	}
+
+	public void stopUpdates() {
+		stop(this.updates);
+		this.updates = null;
+		flush();
+	}
+
+	private static Thread inBackground(String name, Runnable round, Duration pause) {
+		Thread thread = new Thread(() -> {
+			while (!Thread.currentThread().isInterrupted()) {
+				round.run();
+				LockSupport.parkNanos(pause.toNanos());
+			}
+		}, name);
+		thread.setDaemon(true);
+		thread.start();
+		return thread;
+	}
+
+	private static void stop(Thread thread) {
+		if (thread == null) {
+			return;
+		}
+		thread.interrupt();
+		try {
+			thread.join(10_000);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	public void flush() {
@@ -132,6 +166,7 @@ public final class TrackingProducer implements AutoCloseable {
 
 	@Override
 	public void close() {
+		stopUpdates();
 		stopMarkers();
 		this.producer.close(Duration.ofSeconds(10));
 	}
