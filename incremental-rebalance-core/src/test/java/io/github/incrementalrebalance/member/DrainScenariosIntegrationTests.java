@@ -67,7 +67,7 @@ class DrainScenariosIntegrationTests {
 	void eagerMovesTheFastTaskWhileTheSlowLearnerStillWarms() {
 		Group group = new Group("eager", "eager");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = slowThrottles();
+			Map<String, RestoreThrottle> throttles = throttles(1_000);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
 			Roles roles = Roles.of(members, throttles);
@@ -94,7 +94,7 @@ class DrainScenariosIntegrationTests {
 	void conservativeMovesBothTasksTogetherThroughTheHandOver() {
 		Group group = new Group("conservative", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = slowThrottles();
+			Map<String, RestoreThrottle> throttles = throttles(1_000);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
 			Roles roles = Roles.of(members, throttles);
@@ -158,11 +158,11 @@ class DrainScenariosIntegrationTests {
 	void leaveWhoseLearnersCannotFinishInTimeEndsAtItsDeadline() {
 		Group group = new Group("deadline", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = Map.of("a", RestoreThrottle.of(200), "b", RestoreThrottle.of(200),
-					"c", RestoreThrottle.of(200));
-			StreamsInstance a = group.member(launcher, "a", throttles.get("a"));
-			StreamsInstance b = group.member(launcher, "b", throttles.get("b"));
-			StreamsInstance c = group.member(launcher, "c", throttles.get("c"));
+			Map<String, RestoreThrottle> throttles = throttles(200);
+			List<StreamsInstance> members = group.members(launcher, throttles);
+			StreamsInstance a = members.get(0);
+			StreamsInstance b = members.get(1);
+			StreamsInstance c = members.get(2);
 			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant askedAt = Instant.now();
@@ -349,11 +349,11 @@ class DrainScenariosIntegrationTests {
 					.property(LearnerConfig.LEAVE_RECORD_RETENTION_MS_CONFIG, 1_000L);
 				LogCapture drainLog = LogCapture.of(Drain.class)) {
 			// the learners need about 8 s: eight times the retention of a leave record whose member is gone
-			Map<String, RestoreThrottle> throttles = Map.of("a", RestoreThrottle.of(2_500), "b",
-					RestoreThrottle.of(2_500), "c", RestoreThrottle.of(2_500));
-			StreamsInstance a = group.member(launcher, "a", throttles.get("a"));
-			StreamsInstance b = group.member(launcher, "b", throttles.get("b"));
-			StreamsInstance c = group.member(launcher, "c", throttles.get("c"));
+			Map<String, RestoreThrottle> throttles = throttles(2_500);
+			List<StreamsInstance> members = group.members(launcher, throttles);
+			StreamsInstance a = members.get(0);
+			StreamsInstance b = members.get(1);
+			StreamsInstance c = members.get(2);
 			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant askedAt = Instant.now();
@@ -393,10 +393,13 @@ class DrainScenariosIntegrationTests {
 		}
 	}
 
-	private static Map<String, RestoreThrottle> slowThrottles() {
+	/**
+	 * One throttle for each of a, b and c, in that order.
+	 */
+	private static Map<String, RestoreThrottle> throttles(long recordsPerSecond) {
 		Map<String, RestoreThrottle> throttles = new LinkedHashMap<>();
 		for (String name : List.of("a", "b", "c")) {
-			throttles.put(name, RestoreThrottle.of(1_000));
+			throttles.put(name, RestoreThrottle.of(recordsPerSecond));
 		}
 		return throttles;
 	}
