@@ -20,9 +20,10 @@ import org.springframework.context.SmartLifecycle;
  * lifecycle allows, and reports done once each member left its group and closed.
  * <p>
  * Spring waits at most {@code spring.lifecycle.timeout-per-shutdown-phase} for a phase, and Kubernetes kills the pod
- * at its grace period: the drain's own bound is the tighter of the scale-down timeout (15 s when unset) and that phase
- * timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose learners are not
- * ready by then leaves anyway, and says so ({@code forced}).
+ * at its grace period: each member's drain is bounded by the tighter of its scale-down timeout
+ * ({@code incremental-rebalance.scale-down-timeout} or the Kafka key {@code scale.down.timeout.ms}; 15 s when unset)
+ * and that phase timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose
+ * learners are not ready by then leaves anyway, and says so ({@code forced}).
  */
 class DrainOnShutdown implements SmartLifecycle {
 
@@ -39,33 +40,31 @@ class DrainOnShutdown implements SmartLifecycle {
 
 	private final MemberRuntimes runtimes;
 
-	private final Duration bound;
+	private final Duration shutdownPhaseTimeout;
+
+	private final Duration fits;
 
 	private volatile boolean running;
 
 	/**
 	 * @param runtimes the members to drain
-	 * @param scaleDownTimeout the configured scale-down timeout, if any
 	 * @param shutdownPhaseTimeout how long Spring waits for one lifecycle phase to stop
 	 */
-	DrainOnShutdown(MemberRuntimes runtimes, Optional<Duration> scaleDownTimeout, Duration shutdownPhaseTimeout) {
+	DrainOnShutdown(MemberRuntimes runtimes, Duration shutdownPhaseTimeout) {
 		this.runtimes = runtimes;
+		this.shutdownPhaseTimeout = shutdownPhaseTimeout;
 		Duration fits = shutdownPhaseTimeout.minus(CLOSE_ALLOWANCE);
-		Duration wanted = scaleDownTimeout.orElse(DEFAULT_BOUND);
-		this.bound = fits.isNegative() ? Duration.ZERO : (wanted.compareTo(fits) > 0) ? fits : wanted;
-		if (this.bound.compareTo(wanted) < 0) {
-			logger.info("A drain on shutdown is bounded to {} (not the scale-down timeout {}): Spring waits at most {} "
-					+ "(spring.lifecycle.timeout-per-shutdown-phase) for it, less {} for Kafka Streams to close",
-					this.bound, wanted, shutdownPhaseTimeout, CLOSE_ALLOWANCE);
-		}
+		this.fits = fits.isNegative() ? Duration.ZERO : fits;
 	}
 
 	/**
-	 * How long the drain on shutdown may wait for learners.
+	 * How long the drain on shutdown of a member may wait for its learners.
+	 * @param runtime the member
 	 * @return the bound
 	 */
-	Duration bound() {
-		return this.bound;
+	Duration bound(MemberRuntime runtime) {
+		Duration wanted = runtime.scaleDownTimeout().orElse(DEFAULT_BOUND);
+		return (wanted.compareTo(this.fits) > 0) ? this.fits : wanted;
 	}
 
 	@Override
@@ -78,7 +77,7 @@ class DrainOnShutdown implements SmartLifecycle {
 		CountDownLatch stopped = new CountDownLatch(1);
 		stop(stopped::countDown);
 		try {
-			stopped.await(this.bound.plus(CLOSE_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS);
+			stopped.await(this.fits.plus(CLOSE_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -93,13 +92,21 @@ class DrainOnShutdown implements SmartLifecycle {
 	public void stop(Runnable callback) {
 		this.running = false;
 		List<MemberRuntime> leaving = new ArrayList<>();
+		Duration longest = Duration.ZERO;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			if (runtime.state() != MemberState.STABLE) {
 				continue;
 			}
+			Duration bound = bound(runtime);
+			if (bound.compareTo(runtime.scaleDownTimeout().orElse(DEFAULT_BOUND)) < 0) {
+				logger.info("The drain on shutdown of {} is bounded to {}: Spring waits at most {} "
+						+ "(spring.lifecycle.timeout-per-shutdown-phase) for it, less {} for Kafka Streams to close",
+						runtime.identity().instanceId(), bound, this.shutdownPhaseTimeout, CLOSE_ALLOWANCE);
+			}
 			try {
-				if (runtime.leave(Optional.of(this.bound), "shutdown", true)) {
+				if (runtime.leave(Optional.of(bound), "shutdown", true)) {
 					leaving.add(runtime);
+					longest = (bound.compareTo(longest) > 0) ? bound : longest;
 				}
 			}
 			catch (RuntimeException ex) {
@@ -113,11 +120,12 @@ class DrainOnShutdown implements SmartLifecycle {
 			}
 		}));
 		leaving.stream().filter((runtime) -> runtime.state() == MemberState.CLOSED).forEach((runtime) -> closed.countDown());
+		Duration limit = longest.plus(CLOSE_ALLOWANCE);
 		Thread waiter = new Thread(() -> {
 			try {
-				if (!closed.await(this.bound.plus(CLOSE_ALLOWANCE).toMillis(), TimeUnit.MILLISECONDS)) {
+				if (!closed.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
 					logger.warn("Members still closing {} after the drain on shutdown started: the shutdown goes on",
-							this.bound.plus(CLOSE_ALLOWANCE));
+							limit);
 				}
 			}
 			catch (InterruptedException ex) {

@@ -1,7 +1,6 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
-import java.util.Optional;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -76,12 +75,11 @@ public final class IncrementalRebalanceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnBooleanProperty("incremental-rebalance.drain-on-shutdown")
-	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes,
-			IncrementalRebalanceProperties settings, Environment environment) {
+	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes, Environment environment) {
 		Duration phase = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(Duration.ofSeconds(30));
-		return new DrainOnShutdown(runtimes, Optional.ofNullable(settings.scaleDownTimeout()), phase);
+		return new DrainOnShutdown(runtimes, phase);
 	}
 
 }

@@ -122,6 +122,8 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 		MemberRuntime runtime = MemberRuntime.create(properties);
 		factoryBean.setStreamsConfiguration(runtime.configure(properties));
 		install(factoryBean).bind(runtime, beanName);
+		// a drained member stops through the factory bean: it then reports stopped and its listeners hear of it
+		runtime.stopStreamsWith(factoryBean::stop);
 		factoryBean.addListener(new StreamsBuilderFactoryBean.Listener() {
 
 			@Override

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.CountingTopology;
@@ -29,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 
 /**
  * The Spring Boot application of the auto-configuration's integration tests: the test kit's counting topology
@@ -46,6 +48,25 @@ class CountingBootApplication {
 		String application = environment.getRequiredProperty("spring.kafka.streams.application-id");
 		return CountingTopology.addTo(builder, application + "-input", application + "-output",
 				environment.getRequiredProperty("incremental-rebalance.instance-id"), new GapMeter());
+	}
+
+	@Bean
+	RemovedStreams removedStreams() {
+		return new RemovedStreams();
+	}
+
+	@Bean
+	StreamsBuilderFactoryBeanConfigurer recordRemovedStreams(RemovedStreams removed) {
+		return (factoryBean) -> factoryBean.addListener(removed);
+	}
+
+	/**
+	 * The Kafka Streams its factory bean told its listeners were removed (the client ids).
+	 * @param context the application
+	 * @return the client ids, oldest first
+	 */
+	static List<String> removedStreams(ConfigurableApplicationContext context) {
+		return List.copyOf(context.getBean(RemovedStreams.class).ids);
 	}
 
 	/**
@@ -78,6 +99,17 @@ class CountingBootApplication {
 			.properties(all.toArray(String[]::new))
 			.initializers((context) -> context.getBeanFactory().registerSingleton("testClients", clients))
 			.run();
+	}
+
+	static final class RemovedStreams implements StreamsBuilderFactoryBean.Listener {
+
+		private final List<String> ids = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void streamsRemoved(String id, KafkaStreams streams) {
+			this.ids.add(id);
+		}
+
 	}
 
 	static boolean running(ConfigurableApplicationContext context) {

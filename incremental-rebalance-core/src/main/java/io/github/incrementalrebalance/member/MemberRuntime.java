@@ -111,6 +111,9 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private volatile boolean duplicateReported;
 
+	/** Stops Kafka Streams for its owner once a leave ended; null: this runtime closes them itself. */
+	private volatile Runnable streamsStopper;
+
 	private volatile ScheduledExecutorService scheduler;
 
 	private boolean closed;
@@ -356,6 +359,24 @@ public final class MemberRuntime implements AutoCloseable {
 				this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
+	}
+
+	/**
+	 * Let the owner of the Kafka Streams' lifecycle stop them once a leave ended, so that its view stays right (a
+	 * framework that started them reports them stopped and tells its listeners). Without one, the runtime closes the
+	 * attached Kafka Streams itself.
+	 * @param stopper stops the attached Kafka Streams and returns once they are closed
+	 */
+	public void stopStreamsWith(Runnable stopper) {
+		this.streamsStopper = Objects.requireNonNull(stopper, "stopper");
+	}
+
+	/**
+	 * The scale-down timeout configured for this member ({@code scale.down.timeout.ms}).
+	 * @return the timeout, empty when unset (a leave then waits for its learners as long as they take)
+	 */
+	public Optional<Duration> scaleDownTimeout() {
+		return this.config.scaleDownTimeout();
 	}
 
 	/**
@@ -626,6 +647,11 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	private void closeStreams() {
+		Runnable stopper = this.streamsStopper;
+		if (stopper != null) {
+			stopper.run();
+			return;
+		}
 		if (!this.streams.close(CLOSE_TIMEOUT)) {
 			logger.warn("Kafka Streams of {} did not close within {}", this.identity.instanceId(), CLOSE_TIMEOUT);
 		}
