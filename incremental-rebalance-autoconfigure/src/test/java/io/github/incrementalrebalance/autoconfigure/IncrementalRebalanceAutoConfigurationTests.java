@@ -9,10 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import ch.qos.logback.classic.Level;
+import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.LogCapture;
+import io.github.incrementalrebalance.testkit.RoundSimulator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -21,11 +27,9 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.KStream;
-import org.junit.jupiter.api.Test;
-
-import ch.qos.logback.classic.Level;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -67,19 +71,26 @@ class IncrementalRebalanceAutoConfigurationTests {
 	void drainOnShutdownFitsSpringsShutdownPhase() {
 		ApplicationContextRunner drains = this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.drain-on-shutdown=true");
-		drains.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+		drains.run((context) -> assertThat(drainBound(context))
 			.as("unset: 15 s, with 5 s to close, in a 30 s grace period").isEqualTo(Duration.ofSeconds(15)));
 		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=5m",
 				"spring.lifecycle.timeout-per-shutdown-phase=20s")
-			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+			.run((context) -> assertThat(drainBound(context))
 				.as("the phase less the close allowance, not the scale-down timeout").isEqualTo(Duration.ofSeconds(15)));
 		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=8s")
-			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound()).isEqualTo(Duration.ofSeconds(8)));
+			.run((context) -> assertThat(drainBound(context)).isEqualTo(Duration.ofSeconds(8)));
+		drains.withPropertyValues("spring.kafka.streams.properties.scale.down.timeout.ms=7000")
+			.run((context) -> assertThat(drainBound(context)).as("the Kafka key").isEqualTo(Duration.ofSeconds(7)));
 		drains.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=3s")
-			.run((context) -> assertThat(context.getBean(DrainOnShutdown.class).bound())
+			.run((context) -> assertThat(drainBound(context))
 				.as("no time for learners: the leave is forced at once").isEqualTo(Duration.ZERO));
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.run((context) -> assertThat(context).doesNotHaveBean(DrainOnShutdown.class));
+	}
+
+	private static Duration drainBound(AssertableApplicationContext context) {
+		MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+		return context.getBean(DrainOnShutdown.class).bound(runtime);
 	}
 
 	@Test
@@ -213,6 +224,32 @@ class IncrementalRebalanceAutoConfigurationTests {
 				assertThat(health.getStatus()).isEqualTo(Status.UP);
 				assertThat(health.getDetails()).containsKey("app");
 				assertThat(health.getDetails().get("app").toString()).contains("instanceId=pod-7").contains("STABLE");
+			});
+	}
+
+	@Test
+	void healthIsDownWhileTheAssignorFallsBackAndUpOnceItPlansAgain() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.run((context) -> {
+				MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+				ControlView broken = () -> {
+					throw new IllegalStateException("leave requests unreadable");
+				};
+				RoundSimulator group = new RoundSimulator().statefulTasks(2, 100)
+					.running("a", 1, new TaskId(0, 0))
+					.running("b", 1, new TaskId(0, 1))
+					.learnerSetting(AssignorStatus.CONFIG, runtime.assignorStatus())
+					.learnerSetting(ControlView.CONFIG, broken);
+				group.rebalance();
+
+				Health down = context.getBean(RebalanceHealthIndicator.class).health(true);
+				assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(down.getDetails().get("app").toString())
+					.contains("problem=the last assignment fell back to Kafka's sticky assignor (leave requests unreadable)");
+
+				group.learnerSetting(ControlView.CONFIG, new InMemoryControlView()).rebalance();
+				assertThat(context.getBean(RebalanceHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
 			});
 	}
 

@@ -30,6 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.removedStreams;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -189,6 +190,32 @@ class RebalanceEndpointIntegrationTests {
 		}
 	}
 
+	@Test
+	void twoMembersWithOneInstanceIdTakeHealthDownAndCannotBeAskedToLeave() throws Exception {
+		broker.createTopics(2, "twin-app-input", "twin-app-output");
+		try (ConfigurableApplicationContext a = startTwin("a"); ConfigurableApplicationContext b = startTwin("b")) {
+			await("the leader found the twins").atMost(Duration.ofMinutes(1))
+				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 503
+						&& get(b, "/actuator/health/rebalance").statusCode() == 503);
+			assertThat(get(a, "/actuator/health/rebalance").body()).contains("\"status\":\"DOWN\"")
+				.contains("\"duplicateInstanceId\":true")
+				.contains("\"problem\":\"instance id twin is used by another live member");
+			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
+				.isEqualTo(200);
+			HttpResponse<String> refused = post(a, "{}");
+			assertThat(refused.statusCode()).isEqualTo(409);
+			assertThat(refused.body()).contains("\"reason\":\"duplicate-instance-id\"");
+			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
+		}
+	}
+
+	private ConfigurableApplicationContext startTwin(String name) {
+		return CountingBootApplication.start(broker, "twin-app", name, this.stateRoot, null, true,
+				"incremental-rebalance.instance-id=twin", "incremental-rebalance.on-drained=stop-streams",
+				"management.endpoints.web.exposure.include=rebalance,health",
+				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
+	}
+
 	private ConfigurableApplicationContext startFragile(String name) {
 		return CountingBootApplication.start(broker, "fragile-app", name, this.stateRoot, null, true,
 				"incremental-rebalance.on-drained=stop-streams",
@@ -213,7 +240,9 @@ class RebalanceEndpointIntegrationTests {
 
 			StreamsBuilderFactoryBean factoryBean = b.getBean("&defaultKafkaStreamsBuilder",
 					StreamsBuilderFactoryBean.class);
-			factoryBean.stop();
+			assertThat(factoryBean.isRunning()).as("the drain stopped Kafka Streams through the factory bean").isFalse();
+			assertThat(factoryBean.getKafkaStreams()).isNull();
+			assertThat(removedStreams(b)).as("its listeners heard of it").hasSize(1);
 			factoryBean.start();
 			await("b back with a share").atMost(Duration.ofMinutes(1))
 				.until(() -> running(b) && !activeTasks(b).isEmpty() && activeTasks(a).size() + activeTasks(b).size() == 4);

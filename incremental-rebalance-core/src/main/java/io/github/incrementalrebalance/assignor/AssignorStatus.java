@@ -34,6 +34,15 @@ public final class AssignorStatus {
 	}
 
 	/**
+	 * Whether the last planning round failed, so that the group runs Kafka's sticky assignment: no learners, and
+	 * leaves end without them until a round plans again.
+	 * @return true while falling back
+	 */
+	public boolean fallingBack() {
+		return this.consecutiveFallbacks.get() > 0;
+	}
+
+	/**
 	 * Record a failed planning round.
 	 * @param reason why it failed
 	 * @return how long to wait before retrying: doubles with every consecutive failure, from 1 s up to 5 min, so a

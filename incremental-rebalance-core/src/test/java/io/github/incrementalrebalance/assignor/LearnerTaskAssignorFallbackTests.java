@@ -4,6 +4,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.github.incrementalrebalance.testkit.RoundSimulator.Round;
 import org.apache.kafka.streams.processor.TaskId;
@@ -42,6 +43,12 @@ class LearnerTaskAssignorFallbackTests {
 		assertThat(second.assigned("a")).containsExactly(new TaskId(0, 0), new TaskId(0, 1), new TaskId(1, 0));
 		assertThat(sim.assignorStatus().fallbacks()).isEqualTo(2);
 		assertThat(sim.assignorStatus().lastFallbackReason()).contains("control view unreadable");
+		assertThat(sim.assignorStatus().fallingBack()).isTrue();
+
+		sim.learnerSetting(ControlView.CONFIG, new InMemoryControlView());
+		assertThat(sim.rebalance().plan()).as("the control view is back: a learner plan").isNotNull();
+		assertThat(sim.assignorStatus().fallingBack()).isFalse();
+		assertThat(sim.assignorStatus().fallbacks()).as("counted, not forgotten").isEqualTo(2);
 	}
 
 }
