@@ -1,19 +1,19 @@
 package io.github.incrementalrebalance.sample;
 
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 
 /**
- * Counts page views per user with Kafka Streams. Started without {@code spring.kafka.bootstrap-servers}, it runs
- * its own in-process Kafka broker so the demo needs nothing installed.
+ * Counts page views per user with Kafka Streams; the starter makes its scale-downs and deploys hand tasks to warm
+ * learners. Point it at a broker with {@code spring.kafka.bootstrap-servers}; the demo (in the tests) brings its own.
  */
 @SpringBootApplication
 @EnableKafkaStreams
 public class SampleApplication {
 
 	public static void main(String[] args) {
-		new SpringApplicationBuilder(SampleApplication.class).initializers(new DemoBroker()).run(args);
+		SpringApplication.run(SampleApplication.class, args);
 	}
 
 }
