@@ -25,7 +25,7 @@ import org.springframework.context.SmartLifecycle;
  * and that phase timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose
  * learners are not ready by then leaves anyway, and says so ({@code forced}).
  */
-class DrainOnShutdown implements SmartLifecycle {
+public final class DrainOnShutdown implements SmartLifecycle {
 
 	/** Stopped before the factory beans ({@code Integer.MAX_VALUE - 1000}). */
 	static final int PHASE = Integer.MAX_VALUE - 500;
@@ -34,7 +34,7 @@ class DrainOnShutdown implements SmartLifecycle {
 	static final Duration DEFAULT_BOUND = Duration.ofSeconds(15);
 
 	/** What a forced leave needs after its deadline to close Kafka Streams (commit, close the tasks, leave). */
-	static final Duration CLOSE_ALLOWANCE = Duration.ofSeconds(5);
+	public static final Duration CLOSE_ALLOWANCE = Duration.ofSeconds(5);
 
 	private static final Logger logger = LoggerFactory.getLogger(DrainOnShutdown.class);
 
@@ -58,11 +58,12 @@ class DrainOnShutdown implements SmartLifecycle {
 	}
 
 	/**
-	 * How long the drain on shutdown of a member may wait for its learners.
+	 * How long the drain on shutdown of a member may wait for its learners; with {@link #CLOSE_ALLOWANCE}, what a
+	 * shutdown of the application may spend in it (a Kubernetes grace period must cover both).
 	 * @param runtime the member
 	 * @return the bound
 	 */
-	Duration bound(MemberRuntime runtime) {
+	public Duration bound(MemberRuntime runtime) {
 		Duration wanted = runtime.scaleDownTimeout().orElse(DEFAULT_BOUND);
 		return (wanted.compareTo(this.fits) > 0) ? this.fits : wanted;
 	}

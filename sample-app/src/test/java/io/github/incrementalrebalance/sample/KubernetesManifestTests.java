@@ -1,0 +1,218 @@
+package io.github.incrementalrebalance.sample;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.github.incrementalrebalance.autoconfigure.DrainOnShutdown;
+import io.github.incrementalrebalance.autoconfigure.MemberRuntimes;
+import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.yaml.snakeyaml.Yaml;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The manifests of {@code deploy/kubernetes} held against the application they run: the sample started with a
+ * workload's environment and arguments (as the kubelet would hand them, the pod name resolved) binds them, serves its
+ * probes where the manifest looks, takes the pod name as its instance id (and, in the StatefulSet, as its static
+ * membership), and drains on shutdown within the grace period.
+ */
+class KubernetesManifestTests {
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	private static final Path MANIFESTS = Path.of("..", "deploy", "kubernetes");
+
+	private static final String POD_NAME = "sample-app-1";
+
+	private static final Pattern VARIABLE = Pattern.compile("\\$\\((\\w+)\\)");
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@TempDir
+	Path stateDir;
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Deployment", "StatefulSet" })
+	void workloadRunsTheApplicationAsItsManifestSays(String kind) throws Exception {
+		Map<String, Object> workload = manifest(kind);
+		Map<String, Object> podSpec = map(map(map(workload, "spec"), "template"), "spec");
+		Map<String, Object> container = list(podSpec, "containers").get(0);
+		Map<String, Object> env = environment(container);
+		List<String> args = new ArrayList<>();
+		for (Object arg : (List<?>) container.getOrDefault("args", List.of())) {
+			args.add(resolve(String.valueOf(arg), env));
+		}
+
+		int managementPort = containerPort(container, "management");
+		assertThat(Binder.get(environmentOnly(env)).bind("management.server.port", Integer.class).get())
+			.as("MANAGEMENT_SERVER_PORT binds to the management container port").isEqualTo(managementPort);
+		for (String probe : List.of("readinessProbe", "livenessProbe")) {
+			assertThat(map(map(container, probe), "httpGet")).as(probe).containsEntry("port", "management");
+		}
+
+		args.addAll(List.of("--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(), "--server.port=0",
+				"--management.server.port=0", "--spring.kafka.streams.state-dir=" + this.stateDir,
+				"--sample.generate=false"));
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
+			.initializers((app) -> {
+				MutablePropertySources sources = app.getEnvironment().getPropertySources();
+				sources.addFirst(new SystemEnvironmentPropertySource("manifestEnvironment", env));
+				// arguments win over the environment, as in a pod
+				sources.addFirst(sources.remove("commandLineArgs"));
+			})
+			.run(args.toArray(String[]::new))) {
+			String management = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
+			for (String probe : List.of("readinessProbe", "livenessProbe")) {
+				String path = String.valueOf(map(map(container, probe), "httpGet").get("path"));
+				HttpResponse<String> response = get(management + path);
+				assertThat(response.statusCode()).as(probe + " " + path).isEqualTo(200);
+			}
+			String liveness = String.valueOf(map(map(container, "livenessProbe"), "httpGet").get("path"));
+			assertThat(get(management + liveness).body()).as("a control topic problem never restarts a pod")
+				.doesNotContain("rebalance");
+
+			MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+			assertThat(runtime.identity().instanceId()).as("the pod name is the instance id").isEqualTo(POD_NAME);
+			if (kind.equals("StatefulSet")) {
+				assertThat(context.getBean(StreamsBuilderFactoryBean.class).getStreamsConfiguration())
+					.as("the pod name is the static member id").containsEntry("group.instance.id", POD_NAME);
+			}
+
+			Duration grace = Duration.ofSeconds(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue());
+			Duration drain = context.getBean(DrainOnShutdown.class).bound(runtime);
+			Duration phase = context.getEnvironment()
+				.getProperty("spring.lifecycle.timeout-per-shutdown-phase", Duration.class, Duration.ofSeconds(30));
+			assertThat(drain.plus(DrainOnShutdown.CLOSE_ALLOWANCE)).as("the drain and the close fit the phase")
+				.isLessThanOrEqualTo(phase);
+			assertThat(grace).as("the grace period covers the drain's phase and the web server's graceful shutdown")
+				.isGreaterThanOrEqualTo(phase.plusSeconds(5));
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "Deployment", "StatefulSet" })
+	void disruptionBudgetTakesOneMemberAtATime(String kind) throws IOException {
+		Map<String, Object> budget = map(manifest("PodDisruptionBudget"), "spec");
+		assertThat(budget).containsEntry("maxUnavailable", 1);
+		Map<String, Object> workload = map(manifest(kind), "spec");
+		assertThat(map(budget, "selector")).isEqualTo(map(workload, "selector"));
+	}
+
+	private static Map<String, Object> manifest(String kind) throws IOException {
+		List<Map<String, Object>> found = new ArrayList<>();
+		try (Stream<Path> files = Files.list(MANIFESTS)) {
+			for (Path file : files.filter((path) -> path.toString().endsWith(".yaml")).sorted().toList()) {
+				try (Reader reader = Files.newBufferedReader(file)) {
+					for (Object document : new Yaml().loadAll(reader)) {
+						Map<String, Object> manifest = cast(document);
+						if (kind.equals(manifest.get("kind"))) {
+							found.add(manifest);
+						}
+					}
+				}
+			}
+		}
+		assertThat(found).as("one " + kind + " in " + MANIFESTS).hasSize(1);
+		return found.get(0);
+	}
+
+	/** The container's environment as the kubelet sets it: the pod name from the downward API, a secret's value. */
+	private static Map<String, Object> environment(Map<String, Object> container) {
+		Map<String, Object> env = new HashMap<>();
+		for (Map<String, Object> variable : list(container, "env")) {
+			String name = String.valueOf(variable.get("name"));
+			if (variable.containsKey("value")) {
+				env.put(name, String.valueOf(variable.get("value")));
+				continue;
+			}
+			Map<String, Object> from = map(variable, "valueFrom");
+			if (from.containsKey("fieldRef")) {
+				assertThat(map(from, "fieldRef")).containsEntry("fieldPath", "metadata.name");
+				env.put(name, POD_NAME);
+			}
+			else {
+				env.put(name, "secret-of-" + map(from, "secretKeyRef").get("name"));
+			}
+		}
+		return env;
+	}
+
+	private static ConfigurableEnvironment environmentOnly(Map<String, Object> env) {
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("manifestEnvironment", env));
+		ConfigurationPropertySources.attach(environment);
+		return environment;
+	}
+
+	private static String resolve(String arg, Map<String, Object> env) {
+		Matcher matcher = VARIABLE.matcher(arg);
+		StringBuilder resolved = new StringBuilder();
+		while (matcher.find()) {
+			assertThat(env).as("$(" + matcher.group(1) + ") is set").containsKey(matcher.group(1));
+			matcher.appendReplacement(resolved, Matcher.quoteReplacement(String.valueOf(env.get(matcher.group(1)))));
+		}
+		matcher.appendTail(resolved);
+		return resolved.toString();
+	}
+
+	private static int containerPort(Map<String, Object> container, String name) {
+		return list(container, "ports").stream()
+			.filter((port) -> name.equals(port.get("name")))
+			.map((port) -> ((Number) port.get("containerPort")).intValue())
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no container port named " + name));
+	}
+
+	private HttpResponse<String> get(String uri) throws IOException, InterruptedException {
+		return this.http.send(HttpRequest.newBuilder(URI.create(uri)).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static Map<String, Object> map(Map<String, Object> parent, String key) {
+		assertThat(parent).as("has " + key).containsKey(key);
+		return cast(parent.get(key));
+	}
+
+	private static List<Map<String, Object>> list(Map<String, Object> parent, String key) {
+		assertThat(parent).as("has " + key).containsKey(key);
+		List<Map<String, Object>> items = new ArrayList<>();
+		((List<?>) parent.get(key)).forEach((item) -> items.add(cast(item)));
+		return items;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> cast(Object yaml) {
+		return (Map<String, Object>) yaml;
+	}
+
+}
