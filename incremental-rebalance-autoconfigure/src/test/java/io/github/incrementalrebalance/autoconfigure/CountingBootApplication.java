@@ -82,8 +82,23 @@ class CountingBootApplication {
 	 */
 	static ConfigurableApplicationContext start(KafkaBroker broker, String application, String instance,
 			Path stateRoot, @Nullable RestoreThrottle throttle, boolean web, String... properties) {
-		List<String> all = new ArrayList<>(List.of("server.port=0",
-				"spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+		return start(broker.bootstrapServers(), application, instance, stateRoot, throttle, web, properties);
+	}
+
+	/**
+	 * Start one instance with any bootstrap address, reachable or not.
+	 * @param bootstrapServers the bootstrap servers
+	 * @param application the application id (and topic prefix)
+	 * @param instance the instance id
+	 * @param stateRoot where instances keep their state, each in its own directory
+	 * @param throttle slows the instance's restores; {@code null} for none
+	 * @param web whether it serves HTTP (on a random port)
+	 * @param properties more properties
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext start(String bootstrapServers, String application, String instance,
+			Path stateRoot, @Nullable RestoreThrottle throttle, boolean web, String... properties) {
+		List<String> all = new ArrayList<>(List.of("server.port=0", "spring.kafka.bootstrap-servers=" + bootstrapServers,
 				"spring.kafka.streams.application-id=" + application,
 				"spring.kafka.streams.state-dir=" + stateRoot.resolve(instance),
 				"spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",

@@ -2,12 +2,15 @@ package io.github.incrementalrebalance.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+
+import javax.management.ObjectName;
 
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
@@ -224,6 +227,20 @@ class IncrementalRebalanceAutoConfigurationTests {
 				assertThat(health.getStatus()).isEqualTo(Status.UP);
 				assertThat(health.getDetails()).containsKey("app");
 				assertThat(health.getDetails().get("app").toString()).contains("instanceId=pod-7").contains("STABLE");
+			});
+	}
+
+	@Test
+	void noClientIsMadeBeforeTheFactoryBeanStarts() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.application-id=idle-app")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(MemberRuntimes.class);
+				assertThat(ManagementFactory.getPlatformMBeanServer()
+					.queryNames(new ObjectName("kafka.*:type=app-info,*"), null)
+					.stream()
+					.map(ObjectName::toString))
+					.as("Kafka clients registered").noneMatch((name) -> name.contains("idle-app"));
 			});
 	}
 

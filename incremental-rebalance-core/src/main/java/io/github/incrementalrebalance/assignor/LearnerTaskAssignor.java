@@ -77,6 +77,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		Instant now = this.clock.instant();
 		try {
 			PlannerSettings settings = settings(applicationState.assignmentConfigs());
+			this.controlView.unavailable().ifPresent((reason) -> {
+				throw new IllegalStateException(reason + ": a leave request could be missed");
+			});
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now);
 			Plan plan = this.planner.plan(group);
 			TaskAssignment assignment = AssignmentWriter.write(plan);

@@ -104,7 +104,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			return;
 		}
 		this.running = true;
-		this.caughtUp = new CountDownLatch(1);
 		this.consumer = this.clients.consumer();
 		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
 		reader.setDaemon(true);
@@ -113,8 +112,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * Wait until the reader has read the topic up to its end as of its last start: from then on what is written is
-	 * news to listeners.
+	 * Wait until the reader has read the topic up to its end as of its current start (or the next, when it is not
+	 * reading yet): from then on what is written is news to listeners.
 	 * @param timeout how long
 	 * @return whether it caught up in time
 	 */
@@ -201,6 +200,24 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 */
 	public Optional<String> problem() {
 		return Optional.ofNullable(this.problem.get());
+	}
+
+	/**
+	 * Why the view cannot be planned with, if it cannot: it is not read yet, or not read to its end since it started.
+	 * A view read to its end once is kept while the topic cannot be read for a while: it still holds every leave
+	 * request written before, and no new one can be written meanwhile ({@link #problem()} says why).
+	 * @return the reason, empty while the view is current
+	 */
+	@Override
+	public Optional<String> unavailable() {
+		if (!this.running) {
+			return Optional.of("control topic " + this.partition.topic() + " is not read yet");
+		}
+		if (this.caughtUp.getCount() > 0) {
+			return problem().or(() -> Optional.of("control topic " + this.partition.topic()
+					+ " is not read to its end yet"));
+		}
+		return Optional.empty();
 	}
 
 	/**
@@ -415,6 +432,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			return;
 		}
 		this.running = false;
+		this.caughtUp = new CountDownLatch(1);
 		this.consumer.wakeup();
 		this.problem.set(null);
 		try {

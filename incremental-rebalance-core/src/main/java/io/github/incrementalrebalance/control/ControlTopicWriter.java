@@ -25,7 +25,12 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicWriter.class);
 
-	private final KafkaProducer<byte[], byte[]> producer;
+	private final ControlClients clients;
+
+	/** Made at the first write: a runtime built with the application context needs no cluster until it starts. */
+	private KafkaProducer<byte[], byte[]> producer;
+
+	private boolean closed;
 
 	private final String topic;
 
@@ -45,7 +50,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	 */
 	public ControlTopicWriter(Map<String, ?> streamsConfig, String topic) {
 		Object applicationId = streamsConfig.get("application.id");
-		this.producer = new ControlClients(streamsConfig, applicationId + "-rebalance-control").producer();
+		this.clients = new ControlClients(streamsConfig, applicationId + "-rebalance-control");
 		this.topic = topic;
 	}
 
@@ -115,7 +120,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
 		CompletableFuture<RecordMetadata> written = new CompletableFuture<>();
 		try {
-			this.producer.send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
+			producer().send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
 					(metadata, exception) -> {
 						if (exception != null) {
 							written.completeExceptionally(exception);
@@ -131,6 +136,16 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		return written;
 	}
 
+	private synchronized KafkaProducer<byte[], byte[]> producer() {
+		if (this.closed) {
+			throw new IllegalStateException("the control topic writer is closed");
+		}
+		if (this.producer == null) {
+			this.producer = this.clients.producer();
+		}
+		return this.producer;
+	}
+
 	@Override
 	public void close() {
 		this.planThread.shutdown();
@@ -140,7 +155,14 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.producer.close(Duration.ofSeconds(5));
+		KafkaProducer<byte[], byte[]> made;
+		synchronized (this) {
+			this.closed = true;
+			made = this.producer;
+		}
+		if (made != null) {
+			made.close(Duration.ofSeconds(5));
+		}
 	}
 
 	private record PendingPlan(List<ControlRecord> records, List<String> tombstones) {

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.control;
 
 import java.util.List;
+import java.util.Optional;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
 
@@ -18,5 +19,14 @@ public interface ControlView {
 	 * @return the requests
 	 */
 	List<LeaveRequest> leaveRequests();
+
+	/**
+	 * Why the view cannot be planned with, if it cannot (not read yet, unreadable): the assignor then falls back to
+	 * Kafka's assignment rather than miss a leave request. Must not block.
+	 * @return the reason, empty when the view is current
+	 */
+	default Optional<String> unavailable() {
+		return Optional.empty();
+	}
 
 }

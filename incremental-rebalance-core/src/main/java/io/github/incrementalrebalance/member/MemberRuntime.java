@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +32,7 @@ import io.github.incrementalrebalance.assignor.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.control.ControlTopicException;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
@@ -76,6 +78,15 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
+	/** How long a start waits for the control topic to be read before Kafka Streams start anyway. */
+	static final Duration START_WAIT = Duration.ofSeconds(10);
+
+	private static final Duration OPEN_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration FIRST_OPEN_RETRY = Duration.ofSeconds(1);
+
+	private static final Duration LAST_OPEN_RETRY = Duration.ofSeconds(30);
+
 	private final Map<String, Object> streamsConfig;
 
 	private final LearnerConfig config;
@@ -115,6 +126,9 @@ public final class MemberRuntime implements AutoCloseable {
 	private volatile Runnable streamsStopper;
 
 	private volatile ScheduledExecutorService scheduler;
+
+	/** Why the control topic is not opened (checked, created) yet; null once it is, or while stopped. */
+	private volatile String openProblem;
 
 	private boolean closed;
 
@@ -399,31 +413,77 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Make sure the control topic exists and start reading it; call before {@code KafkaStreams.start()}.
+	 * Start watching the member; call before {@code KafkaStreams.start()}. The control topic is made sure of (created
+	 * when missing) and read in the background, retried with back-off while the cluster cannot be reached, so that an
+	 * application starts as plain Kafka Streams does, without a reachable broker; {@link #controlTopicProblem()} says
+	 * why it is not read meanwhile. This waits up to {@link #START_WAIT} for the topic to be read to its end, so that
+	 * the first assignment knows the leave requests when the cluster is there.
 	 */
-	public synchronized void start() {
+	public void start() {
+		startChecks();
+		// not holding this runtime's lock: the control topic is opened under it
+		if (!this.reader.awaitCaughtUp(START_WAIT)) {
+			logger.warn("Control topic {} not read within {} ({}): Kafka Streams start meanwhile; until it is read "
+					+ "the group runs Kafka's assignment, without learners, and a leave is refused (health is DOWN)",
+					this.controlTopic, START_WAIT, controlTopicProblem().orElse("still reading"));
+		}
+	}
+
+	private synchronized void startChecks() {
 		Objects.requireNonNull(this.streams, "attach(..) first");
 		if (this.closed) {
 			throw new IllegalStateException("The member runtime of " + this.identity.instanceId() + " is closed");
 		}
 		stop();
-		ControlTopic.ensureExists(this.streamsConfig, this.controlTopic, replicationFactor(),
-				this.config.createControlTopic(), Duration.ofSeconds(30));
-		this.reader.start();
-		if (!this.reader.awaitCaughtUp(Duration.ofSeconds(30))) {
-			logger.warn("Control topic {} not read to its end within 30 s; continuing with what was read",
-					this.controlTopic);
-		}
-		// two threads: the leave's bounds never wait behind the learners' lag reads, which ask the cluster
-		this.scheduler = Executors.newScheduledThreadPool(2, (task) -> {
+		// three threads: the leave's bounds never wait behind the learners' lag reads or the control topic's opening,
+		// which ask the cluster
+		ScheduledExecutorService checks = Executors.newScheduledThreadPool(3, (task) -> {
 			Thread thread = new Thread(task, "incremental-rebalance-member-" + this.identity.instanceId());
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.scheduler.scheduleWithFixedDelay(this::checkLeave, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+		this.scheduler = checks;
+		this.openProblem = "control topic " + this.controlTopic + " is not checked yet";
+		checks.execute(() -> openControlTopic(checks, FIRST_OPEN_RETRY));
+		checks.scheduleWithFixedDelay(this::checkLeave, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
 				TimeUnit.MILLISECONDS);
-		this.scheduler.scheduleWithFixedDelay(this::checkLearners, CHECK_INTERVAL.toMillis(),
-				CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		checks.scheduleWithFixedDelay(this::checkLearners, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Make sure the control topic exists, then start reading it; on failure try again later, doubling the pause.
+	 */
+	private void openControlTopic(ScheduledExecutorService checks, Duration retry) {
+		try {
+			ControlTopic.ensureExists(this.streamsConfig, this.controlTopic, replicationFactor(),
+					this.config.createControlTopic(), OPEN_TIMEOUT);
+			synchronized (this) {
+				if (this.scheduler != checks) {
+					return;
+				}
+				this.reader.start();
+				this.openProblem = null;
+			}
+		}
+		catch (ControlTopicException ex) {
+			if (checks.isShutdown()) {
+				return;
+			}
+			String problem = ex.getMessage();
+			if (!problem.equals(this.openProblem)) {
+				logger.warn("{}; trying again in the background", problem);
+			}
+			this.openProblem = problem;
+			Duration next = retry.multipliedBy(2);
+			try {
+				checks.schedule(() -> openControlTopic(checks, (next.compareTo(LAST_OPEN_RETRY) > 0) ? LAST_OPEN_RETRY
+						: next), retry.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException stopped) {
+				// the member stopped meanwhile
+			}
+		}
 	}
 
 	/**
@@ -462,7 +522,7 @@ public final class MemberRuntime implements AutoCloseable {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.NOT_RUNNING, "Kafka Streams of "
 					+ this.identity.instanceId() + " is " + streamsState + ": only a running instance can leave", null);
 		}
-		Optional<String> unreadable = this.reader.problem();
+		Optional<String> unreadable = controlTopicProblem();
 		if (unreadable.isPresent()) {
 			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, "The "
 					+ unreadable.get() + ": no plan could acknowledge the leave of " + this.identity.instanceId()
@@ -512,12 +572,18 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Why this member cannot do its job right now, if it cannot: the control topic cannot be read, or the plans it
-	 * computes as leader cannot be published.
+	 * Why this member cannot do its job right now, if it cannot: the control topic cannot be reached, created or read
+	 * (or is not read to its end yet), or the plans it computes as leader cannot be published.
 	 * @return the problem, empty when none
 	 */
 	public Optional<String> controlTopicProblem() {
-		return this.reader.problem().or(this.writer::problem);
+		if (this.scheduler == null) {
+			return this.writer.problem();
+		}
+		return Optional.ofNullable(this.openProblem)
+			.or(this.reader::problem)
+			.or(this.reader::unavailable)
+			.or(this.writer::problem);
 	}
 
 	/**
@@ -693,6 +759,7 @@ public final class MemberRuntime implements AutoCloseable {
 			this.scheduler.shutdownNow();
 			this.scheduler = null;
 		}
+		this.openProblem = null;
 	}
 
 	@Override

@@ -1,0 +1,79 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TcpForwarder;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An application starts as plain spring-kafka does while its broker cannot be reached: the control topic is made
+ * sure of and read in the background, health says why it is not read meanwhile (the liveness probe stays up), and once
+ * the bootstrap address answers the topic is created, read, and the application counts.
+ */
+class StartWithoutBrokerIntegrationTests {
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void contextStartsWithoutABrokerAndOpensTheControlTopicOnceTheBrokerAnswers() throws Exception {
+		broker.createTopics(2, "late-app-input", "late-app-output");
+		String controlTopic = "late-app-rebalance-control";
+		try (TcpForwarder bootstrap = new TcpForwarder(broker.bootstrapServers())) {
+			long starting = System.nanoTime();
+			try (ConfigurableApplicationContext app = CountingBootApplication.start(bootstrap.address(), "late-app",
+					"a", this.stateRoot, null, true, "management.endpoints.web.exposure.include=health",
+					"management.endpoint.health.show-details=always",
+					"management.endpoint.health.probes.enabled=true")) {
+				Duration startup = Duration.ofNanos(System.nanoTime() - starting);
+				assertThat(startup).as("the start waits a bounded time for the control topic, not for the cluster")
+					.isLessThan(Duration.ofSeconds(25));
+				HttpResponse<String> health = get(app, "/actuator/health/rebalance");
+				assertThat(health.statusCode()).isEqualTo(503);
+				assertThat(health.body()).contains("\"status\":\"DOWN\"").contains("control topic " + controlTopic);
+				assertThat(get(app, "/actuator/health/liveness").statusCode()).isEqualTo(200);
+				assertThat(broker.admin().listTopics().names().get()).doesNotContain(controlTopic);
+
+				bootstrap.open();
+
+				await("the control topic created and read, Kafka Streams running").atMost(Duration.ofMinutes(2))
+					.until(() -> get(app, "/actuator/health/rebalance").statusCode() == 200 && running(app));
+				assertThat(broker.admin().listTopics().names().get()).contains(controlTopic);
+				try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "late-app-input")) {
+					producer.load(2, 200, 2);
+					ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "late-app-output",
+							producer.acknowledgedCounts(), Duration.ofMinutes(1));
+				}
+			}
+		}
+	}
+
+	private HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {
+		return this.http.send(HttpRequest
+			.newBuilder(URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + path))
+			.GET()
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+}
