@@ -98,10 +98,14 @@ class ShutdownSignalIT {
 				assertThat(a.process.waitFor(30, TimeUnit.SECONDS)).as("a exits on its own within 30 s").isTrue();
 				long exitedAfter = System.currentTimeMillis() - signalled;
 				assertThat(a.process.exitValue()).as("shutdown hooks ran to the end").isEqualTo(EXIT_AFTER_SIGTERM);
-				assertThat(Files.readString(a.log)).contains("a hands over, leaving the group")
-					.contains("a is closed (drained)");
+				String logOfA = Files.readString(a.log);
+				assertThat(logOfA).contains("a hands over, leaving the group").contains("a is closed (drained)");
+				logOfA.lines()
+					.filter((line) -> line.contains("i.g.i.") || line.contains("a is ") || line.contains("a hands over"))
+					.forEach(System.out::println);
 				await("b and c run every task").atMost(Duration.ofMinutes(1))
 					.until(() -> active(b) + active(c) == PageViews.PARTITIONS);
+				markers.awaitEveryTaskSince(System.currentTimeMillis());
 				long restoredAfterSigterm = restored(b, logOfB) + restored(c, logOfC);
 				assertThat(restoredAfterSigterm).as("restored at promotion")
 					.isLessThanOrEqualTo((long) ACCEPTABLE_LAG * movedBySigterm);
@@ -121,6 +125,7 @@ class ShutdownSignalIT {
 				assertThat(b.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
 				await("c runs every task").atMost(Duration.ofMinutes(2))
 					.until(() -> active(c) == PageViews.PARTITIONS);
+				markers.awaitEveryTaskSince(System.currentTimeMillis());
 				long restoredAfterKill = restored(c, logOfCAtKill);
 				Duration killStall = markers.longestGapSince(killed);
 				producer.stopMarkers();
@@ -254,6 +259,14 @@ class ShutdownSignalIT {
 			finally {
 				this.consumer.close();
 			}
+		}
+
+		/** Wait until a marker of every task came out after a moment: each task's latest stall has ended. */
+		void awaitEveryTaskSince(long moment) {
+			await("every task's markers come out again").atMost(Duration.ofMinutes(1))
+				.until(() -> this.seen.size() == PageViews.PARTITIONS && this.seen.values()
+					.stream()
+					.allMatch((times) -> !times.isEmpty() && times.get(times.size() - 1) > moment));
 		}
 
 		Duration longestGapSince(long since) {
