@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,8 +21,17 @@ import java.util.function.IntConsumer;
  * those that did. So a rebalance this instance starts for its own reasons ({@link #request}) is announced to the
  * others ({@link #addEnforcementListener}), and an announcement read from another member is followed
  * ({@link #follow}) without being announced again.
+ * <p>
+ * While a rebalance this instance joined is in flight, its own requests wait, and are dropped once that rebalance
+ * completes: the assignment reads every member's state as of its join, so a cause that arose meanwhile is either in
+ * it already (a learner that got ready before the join) or asked for again by whoever still needs it (the learner
+ * watcher asks once per plan, a leave retries until a plan acknowledges it). Enforced at once, such a request would
+ * start another rebalance right after this one, which every member pays for, and which holds a member that is just
+ * closing after its hand-over until it left.
  */
 public final class RebalanceTrigger {
+
+	private static final Duration MAX_JOIN = Duration.ofSeconds(30);
 
 	private final AtomicReference<Request> pending = new AtomicReference<>();
 
@@ -36,6 +46,9 @@ public final class RebalanceTrigger {
 	private final AtomicInteger generation = new AtomicInteger(-1);
 
 	private final List<IntConsumer> generationListeners = new CopyOnWriteArrayList<>();
+
+	/** When this instance last joined a rebalance that has not completed yet; 0 when none is in flight. */
+	private volatile long joiningSince;
 
 	/**
 	 * Ask for a rebalance; returns at once.
@@ -116,16 +129,38 @@ public final class RebalanceTrigger {
 
 	void generationCompleted(int generationId) {
 		this.generation.accumulateAndGet(generationId, Math::max);
+		if (this.joiningSince != 0) {
+			this.joiningSince = 0;
+			this.pending.getAndUpdate((waiting) -> (waiting != null && waiting.announce()) ? null : waiting);
+		}
 		for (IntConsumer listener : this.generationListeners) {
 			listener.accept(generationId);
 		}
 	}
 
 	Request take() {
-		return this.pending.getAndSet(null);
+		while (true) {
+			Request waiting = this.pending.get();
+			if (waiting == null || (waiting.announce() && joining())) {
+				return null;
+			}
+			if (this.pending.compareAndSet(waiting, null)) {
+				return waiting;
+			}
+		}
+	}
+
+	/**
+	 * Whether a rebalance this instance joined is in flight; one that has not completed within {@link #MAX_JOIN}
+	 * (the consumer closed meanwhile, say) no longer holds requests back.
+	 */
+	private boolean joining() {
+		long since = this.joiningSince;
+		return since != 0 && System.nanoTime() - since < MAX_JOIN.toNanos();
 	}
 
 	void enforced(Request request) {
+		this.joiningSince = System.nanoTime() | 1;
 		if (!request.announce()) {
 			this.followed.incrementAndGet();
 			return;
