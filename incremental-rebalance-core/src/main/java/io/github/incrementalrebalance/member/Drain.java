@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
@@ -55,6 +56,8 @@ final class Drain {
 
 	private final LeaveOnClose leaveOnClose;
 
+	private final GroupMembership membership;
+
 	private final Runnable closeStreams;
 
 	private final IntSupplier statefulTasks;
@@ -95,13 +98,14 @@ final class Drain {
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
 	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
-			LeaveOnClose leaveOnClose, Runnable closeStreams, IntSupplier statefulTasks, Duration unansweredLimit,
-			Clock clock) {
+			LeaveOnClose leaveOnClose, GroupMembership membership, Runnable closeStreams, IntSupplier statefulTasks,
+			Duration unansweredLimit, Clock clock) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
+		this.membership = membership;
 		this.closeStreams = closeStreams;
 		this.statefulTasks = statefulTasks;
 		this.unansweredLimit = unansweredLimit;
@@ -362,20 +366,28 @@ final class Drain {
 		}
 		moveTo(how.state());
 		this.leaveOnClose.markDrained();
-		// written once closed: until then the leader must still see a member that leaves
+		// written once out of the group: until then the leader must still see a member that leaves; the others follow
+		// the record and rejoin at once, while Kafka Streams still closes its producers and stores
 		LeaveRecord ended = this.leave.endedAs(new LeaveRecord.Ended(how.kind().word(), how.reason().word(),
 				how.tasksMovedCold()));
-		Thread closer = new Thread(() -> {
-			try {
-				this.closeStreams.run();
-			}
-			finally {
+		AtomicBoolean recorded = new AtomicBoolean();
+		Runnable recordEnd = () -> {
+			if (recorded.compareAndSet(false, true)) {
 				this.writer.write(ended).whenComplete((done, failure) -> {
 					if (failure != null) {
 						logger.warn("Could not record how the leave of {} ended on the control topic; a leader removes "
 								+ "its leave record once the member is gone", this.identity.instanceId(), failure);
 					}
 				});
+			}
+		};
+		this.membership.whenLeft(recordEnd);
+		Thread closer = new Thread(() -> {
+			try {
+				this.closeStreams.run();
+			}
+			finally {
+				recordEnd.run();
 				moveTo(MemberState.CLOSED);
 				logger.info("{} is closed ({})", this.identity.instanceId(), how.kind().word());
 			}

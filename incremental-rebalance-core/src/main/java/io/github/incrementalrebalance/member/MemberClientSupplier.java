@@ -32,6 +32,8 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 
 	private final RebalanceTrigger rebalanceTrigger = new RebalanceTrigger();
 
+	private final GroupMembership membership = new GroupMembership();
+
 	private final LeaveOnClose leaveOnClose;
 
 	private final ClientCapabilities capabilities;
@@ -80,6 +82,14 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 		return this.leaveOnClose;
 	}
 
+	/**
+	 * The instance's group membership, which tells when its last main consumer left.
+	 * @return the membership shared by every stream thread of the instance
+	 */
+	GroupMembership groupMembership() {
+		return this.membership;
+	}
+
 	@Override
 	public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
 		Map<String, Object> consumerConfig = config;
@@ -89,7 +99,7 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 		}
 		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
 		return new MemberConsumer(delegate().getConsumer(consumerConfig), this.rebalanceTrigger, this.leaveOnClose,
-				staticMember);
+				staticMember, this.membership);
 	}
 
 }

@@ -27,12 +27,16 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	private final boolean staticMember;
 
+	private final GroupMembership membership;
+
 	MemberConsumer(Consumer<byte[], byte[]> delegate, RebalanceTrigger trigger, LeaveOnClose leaveOnClose,
-			boolean staticMember) {
+			boolean staticMember, GroupMembership membership) {
 		super(delegate);
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
 		this.staticMember = staticMember;
+		this.membership = membership;
+		membership.consumerOpened();
 	}
 
 	@Override
@@ -93,21 +97,25 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close() {
-		delegate().close(CloseOptions.groupMembershipOperation(membershipOperation(GroupMembershipOperation.DEFAULT)));
+		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
+		delegate().close(CloseOptions.groupMembershipOperation(operation));
+		this.membership.consumerClosed(operation);
 	}
 
 	@Override
 	public void close(Duration timeout) {
-		delegate().close(CloseOptions.timeout(timeout)
-			.withGroupMembershipOperation(membershipOperation(GroupMembershipOperation.DEFAULT)));
+		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
+		delegate().close(CloseOptions.timeout(timeout).withGroupMembershipOperation(operation));
+		this.membership.consumerClosed(operation);
 	}
 
 	@Override
 	public void close(CloseOptions options) {
-		CloseOptions decided = CloseOptions
-			.groupMembershipOperation(membershipOperation(options.groupMembershipOperation()));
+		GroupMembershipOperation operation = membershipOperation(options.groupMembershipOperation());
+		CloseOptions decided = CloseOptions.groupMembershipOperation(operation);
 		options.timeout().ifPresent(decided::withTimeout);
 		delegate().close(decided);
+		this.membership.consumerClosed(operation);
 	}
 
 	private GroupMembershipOperation membershipOperation(GroupMembershipOperation requested) {

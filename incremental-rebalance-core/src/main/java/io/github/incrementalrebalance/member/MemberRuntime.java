@@ -369,7 +369,7 @@ public final class MemberRuntime implements AutoCloseable {
 				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
 				heartbeatInterval().multipliedBy(2), this.clock);
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
-				this.clientSupplier.leaveOnClose(), this::closeStreams, this::statefulActiveTasks, UNANSWERED_LEAVE,
+				this.clientSupplier.leaveOnClose(), this.clientSupplier.groupMembership(), this::closeStreams, this::statefulActiveTasks, UNANSWERED_LEAVE,
 				this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;

@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,6 +22,7 @@ import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.testkit.MutableClock;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,11 +50,29 @@ class DrainTests {
 
 	private final List<MemberState> states = new CopyOnWriteArrayList<>();
 
+	private final GroupMembership membership = new GroupMembership();
+
+	/** Open: Kafka Streams close at once; a test that looks at the member while it closes holds it. */
+	private volatile CountDownLatch closeMayFinish = new CountDownLatch(0);
+
+	/** Kafka Streams closing: the main consumer leaves the group first, then the rest closes (when the test lets it). */
 	private final Drain drain = new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
-			this.streamsClosed::incrementAndGet, () -> 3, Duration.ofSeconds(10), this.clock);
+			this.membership, this::closeStreams, () -> 3, Duration.ofSeconds(10), this.clock);
+
+	private void closeStreams() {
+		this.membership.consumerClosed(this.leaveOnClose.operation(false, GroupMembershipOperation.DEFAULT));
+		try {
+			this.closeMayFinish.await(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.streamsClosed.incrementAndGet();
+	}
 
 	@BeforeEach
 	void recordStates() {
+		this.membership.consumerOpened();
 		this.drain.addStateListener(this.states::add);
 	}
 
@@ -89,20 +110,25 @@ class DrainTests {
 
 	@Test
 	void handOverToReadyLearnersIsTheOnlyDrainedOutcome() {
+		this.closeMayFinish = new CountDownLatch(1);
 		this.drain.leave(Optional.empty(), "test", true);
 		this.drain.check();
 		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
 
 		this.drain.check();
 
+		await("how the leave ended, recorded once the member is out of the group").atMost(Duration.ofSeconds(5))
+			.until(() -> this.control.leaves.get("b").ended().isPresent());
+		assertThat(this.control.leaves.get("b").ended()).contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
+		assertThat(this.streamsClosed).as("Kafka Streams still closing: the others need not wait for it").hasValue(0);
+		assertThat(this.drain.state()).isEqualTo(MemberState.DRAINED);
+		this.closeMayFinish.countDown();
+
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 		assertThat(this.streamsClosed).hasValue(1);
 		assertThat(this.leaveOnClose.isDrained()).isTrue();
 		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
-		await("how the leave ended, recorded once closed").atMost(Duration.ofSeconds(5))
-			.until(() -> this.control.leaves.get("b").ended().isPresent());
-		assertThat(this.control.leaves.get("b").ended()).contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
 	}
 
 	@Test
