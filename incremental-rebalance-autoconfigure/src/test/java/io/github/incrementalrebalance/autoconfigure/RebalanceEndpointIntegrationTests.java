@@ -84,6 +84,9 @@ class RebalanceEndpointIntegrationTests {
 				.until(() -> get(a, "/actuator/rebalance/tasks").body().contains("\"state\":\"BEING_LEARNED\"")
 						&& get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
 			assertThat(get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
+			HttpResponse<String> draining = get(a, "/actuator/health/rebalance");
+			assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
+			assertThat(draining.body()).contains("\"state\":\"LEAVING\"").contains("\"deadline\"");
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
 			HttpResponse<String> cancel = delete(a);
