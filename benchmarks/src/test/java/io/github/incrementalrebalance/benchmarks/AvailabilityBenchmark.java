@@ -57,6 +57,7 @@ class AvailabilityBenchmark {
 		StringBuilder table = new StringBuilder(AvailabilityResult.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
 		ResultsFile.append(scenario.name() + ", " + Instant.now() + ": " + settings.describe(), table.toString());
+		ResultsJson.write(ResultsJson.DIRECTORY, scenario.name(), settings, results);
 		assertThat(results).allSatisfy((result) -> assertThat(result.complete()).isPositive());
 	}
 

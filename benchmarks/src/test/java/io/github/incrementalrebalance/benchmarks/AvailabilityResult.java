@@ -13,9 +13,10 @@ import java.time.Duration;
  * @param complete until the new owners run the moved tasks
  * @param restored records restored into the moved tasks on their new owners
  * @param rebalances rebalances an instance that stayed went through
+ * @param tasksMoved tasks that changed owner
  */
 record AvailabilityResult(Strategy strategy, Duration movedGap, Duration unmovedGap, Duration movedP99,
-		Duration unmovedP99, Duration complete, long restored, long rebalances) {
+		Duration unmovedP99, Duration complete, long restored, long rebalances, int tasksMoved) {
 
 	String row() {
 		return String.format("| %s | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %,d | %d |", this.strategy.id(),

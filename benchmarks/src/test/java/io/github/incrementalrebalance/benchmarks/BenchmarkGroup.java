@@ -85,7 +85,8 @@ final class BenchmarkGroup implements AutoCloseable {
 		GapMeter gaps = gapMeter();
 		AvailabilityResult result = new AvailabilityResult(this.strategy, gaps.longestGap(moved, from, to),
 				gaps.longestGap(unmoved, from, to), gaps.latencyPercentile(moved, from, to, 99),
-				gaps.latencyPercentile(unmoved, from, to, 99), Duration.between(from, to), restored, rebalances);
+				gaps.latencyPercentile(unmoved, from, to, 99), Duration.between(from, to), restored, rebalances,
+				moved.size());
 		this.application.verifyCounts(this.producer);
 		return result;
 	}
@@ -143,6 +144,14 @@ final class BenchmarkGroup implements AutoCloseable {
 			return new Settings(6, Integer.getInteger("benchmark.keys-per-task", 100_000),
 					Long.getLong("benchmark.restore-rate", 10_000), 1_000,
 					!"test".equals(System.getProperty("benchmark.group-timings")));
+		}
+
+		/**
+		 * Names the group timings in file names: {@code kafka} (3 s / 45 s) or {@code test} (500 ms / 6 s).
+		 * @return the name
+		 */
+		String timings() {
+			return this.kafkaGroupTimings ? "kafka" : "test";
 		}
 
 		String describe() {

@@ -1,7 +1,10 @@
 package io.github.incrementalrebalance.benchmarks;
 
+import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.List;
+
+import javax.imageio.ImageIO;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
@@ -24,7 +27,7 @@ class BenchmarkSmokeTests {
 	Path stateRoot;
 
 	@Test
-	void scaleDownHarnessMeasuresALearnerDrainAndAPlainLeave() {
+	void scaleDownHarnessMeasuresALearnerDrainAndAPlainLeave() throws Exception {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(4, 2_000, 0, 1_000, false);
 
 		AvailabilityResult learners = Scenario.run(new ScaleDown(), broker, this.stateRoot,
@@ -40,6 +43,16 @@ class BenchmarkSmokeTests {
 			assertThat(result.movedGap()).isPositive();
 			assertThat(result.row()).startsWith("| " + result.strategy().id() + " |");
 		});
+
+		Path results = this.stateRoot.resolve("results");
+		ResultsJson.Run run = ResultsJson.read(ResultsJson.write(results, "scale-down", settings, List.of(learners, tuned)));
+		assertThat(run.results()).extracting(ResultsJson.Entry::strategy)
+			.containsExactly("learner-conservative", "kafka-tuned");
+		assertThat(run.results().get(1).restoredAtPromotion()).isEqualTo(tuned.restored());
+		assertThat(run.results()).allSatisfy((entry) -> assertThat(entry.tasksMoved()).isPositive());
+		Path chart = BenchmarkCharts.draw(results, this.stateRoot.resolve("charts")).get(0);
+		BufferedImage image = ImageIO.read(chart.toFile());
+		assertThat(image.getWidth()).isEqualTo(800);
 	}
 
 	@Test

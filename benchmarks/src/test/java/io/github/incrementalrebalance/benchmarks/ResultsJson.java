@@ -1,0 +1,93 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Availability results as data: {@code benchmarks/target/results/<scenario>-<timings>.json}, one file per scenario
+ * and group timings (the last run's). The runs the README quotes are committed under {@code benchmarks/results/}, and
+ * {@link BenchmarkCharts} draws the README's charts from them.
+ */
+final class ResultsJson {
+
+	static final Path DIRECTORY = Path.of("target", "results");
+
+	private static final JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+	private ResultsJson() {
+	}
+
+	/**
+	 * Write one run of a scenario.
+	 * @param directory where
+	 * @param scenario the scenario's name
+	 * @param settings the run's size and group timings
+	 * @param results one per strategy, in the order they ran
+	 * @return the file
+	 */
+	static Path write(Path directory, String scenario, BenchmarkGroup.Settings settings,
+			List<AvailabilityResult> results) {
+		Run run = new Run(scenario, settings.timings(), Instant.now().toString(), settings.describe(),
+				results.stream().map(Entry::of).toList());
+		Path file = directory.resolve(scenario + "-" + settings.timings() + ".json");
+		try {
+			Files.createDirectories(directory);
+			mapper.writeValue(file.toFile(), run);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return file;
+	}
+
+	static Run read(Path file) {
+		return mapper.readValue(file.toFile(), Run.class);
+	}
+
+	/**
+	 * One run of a scenario.
+	 * @param scenario its name
+	 * @param timings {@code kafka} (heartbeat 3 s, session 45 s) or {@code test} (500 ms, 6 s)
+	 * @param at when it ended
+	 * @param settings the run's size, for people
+	 * @param results one per strategy
+	 */
+	record Run(String scenario, String timings, String at, String settings, List<Entry> results) {
+
+		String timingsLabel() {
+			return "kafka".equals(this.timings) ? "heartbeat 3 s / session 45 s" : "heartbeat 500 ms / session 6 s";
+		}
+
+	}
+
+	/**
+	 * What one strategy measured.
+	 * @param strategy the strategy's id
+	 * @param movedStallMs longest stall of the tasks that moved
+	 * @param otherStallMs longest stall of the other tasks
+	 * @param p99LatencyMs 99th percentile latency of the moved tasks' markers
+	 * @param otherP99LatencyMs the same for the other tasks
+	 * @param untilDoneMs from the change until the new owners ran the moved tasks
+	 * @param restoredAtPromotion records restored into the moved tasks on their new owners
+	 * @param rebalances rebalances an instance that stayed went through
+	 * @param tasksMoved tasks that changed owner
+	 */
+	record Entry(String strategy, long movedStallMs, long otherStallMs, long p99LatencyMs, long otherP99LatencyMs,
+			long untilDoneMs, long restoredAtPromotion, long rebalances, int tasksMoved) {
+
+		static Entry of(AvailabilityResult result) {
+			return new Entry(result.strategy().id(), result.movedGap().toMillis(), result.unmovedGap().toMillis(),
+					result.movedP99().toMillis(), result.unmovedP99().toMillis(), result.complete().toMillis(),
+					result.restored(), result.rebalances(), result.tasksMoved());
+		}
+
+	}
+
+}
