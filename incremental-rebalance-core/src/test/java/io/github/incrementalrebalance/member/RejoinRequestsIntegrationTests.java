@@ -56,8 +56,10 @@ class RejoinRequestsIntegrationTests {
 				heartbeats.others().toMillis(), asked.rebalances(), heartbeats.rebalances());
 		assertThat(asked.moved()).as("moved tasks' stall with rejoin requests").isLessThan(Duration.ofSeconds(2));
 		assertThat(heartbeats.moved()).as("a heartbeat-driven rejoin cannot do it").isGreaterThan(asked.moved());
-		assertThat(asked.rebalances()).as("no more rebalances than waiting for heartbeats")
-			.isLessThanOrEqualTo(heartbeats.rebalances());
+		// the two survivors' learners may get ready at different moments: asked at once, each is a round of its own
+		// (a tenth of a second), where waiting for heartbeats happens to merge them; no more than that
+		assertThat(asked.rebalances()).as("at most one round more than waiting for heartbeats, for the second survivor")
+			.isLessThanOrEqualTo(heartbeats.rebalances() + 1);
 	}
 
 	private Drained drain(String applicationId, boolean rejoinRequests) {
