@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,6 +126,16 @@ class CountingBootApplication {
 			this.ids.add(id);
 		}
 
+	}
+
+	/**
+	 * Where an instance that serves HTTP answers a path.
+	 * @param context the instance
+	 * @param path the path
+	 * @return the address on its port
+	 */
+	static URI uri(ConfigurableApplicationContext context, String path) {
+		return URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + path);
 	}
 
 	static boolean running(ConfigurableApplicationContext context) {

@@ -1,7 +1,6 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -32,6 +31,7 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.removedStreams;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.uri;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -314,10 +314,6 @@ class RebalanceEndpointIntegrationTests {
 			throws IOException, InterruptedException {
 		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave")).DELETE().build(),
 				HttpResponse.BodyHandlers.ofString());
-	}
-
-	private static URI uri(ConfigurableApplicationContext context, String path) {
-		return URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + path);
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.autoconfigure;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
+import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.uri;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -70,10 +70,8 @@ class StartWithoutBrokerIntegrationTests {
 	}
 
 	private HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {
-		return this.http.send(HttpRequest
-			.newBuilder(URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + path))
-			.GET()
-			.build(), HttpResponse.BodyHandlers.ofString());
+		return this.http.send(HttpRequest.newBuilder(uri(context, path)).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
 	}
 
 }
