@@ -29,6 +29,9 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	private final GroupMembership membership;
 
+	/** Set before the consumer closes: partitions revoked then are not handed over in a next round. */
+	private volatile boolean closing;
+
 	MemberConsumer(Consumer<byte[], byte[]> delegate, RebalanceTrigger trigger, LeaveOnClose leaveOnClose,
 			boolean staticMember, GroupMembership membership) {
 		super(delegate);
@@ -68,14 +71,24 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 		private final ConsumerRebalanceListener streamsListener;
 
+		/** Partitions were revoked in the rebalance completing now; only touched on the consumer's thread. */
+		private int revokedInThisRound;
+
 		GenerationReporter(ConsumerRebalanceListener streamsListener) {
 			this.streamsListener = streamsListener;
 		}
 
 		@Override
 		public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+			int revoked = this.revokedInThisRound;
+			this.revokedInThisRound = 0;
 			try {
-				MemberConsumer.this.trigger.generationCompleted(delegate().groupMetadata().generationId());
+				int generation = delegate().groupMetadata().generationId();
+				MemberConsumer.this.trigger.generationCompleted(generation);
+				if (revoked > 0) {
+					MemberConsumer.this.trigger.rejoiningAfterRevocation("incremental-rebalance: " + revoked
+							+ " partition(s) revoked in generation " + generation + " go to their new owners");
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Could not report the generation completed", ex);
@@ -83,8 +96,15 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			this.streamsListener.onPartitionsAssigned(partitions);
 		}
 
+		/**
+		 * Outside a close, the cooperative consumer calls this while completing a rebalance that took partitions away,
+		 * just before {@link #onPartitionsAssigned}, and then rejoins at once.
+		 */
 		@Override
 		public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+			if (!MemberConsumer.this.closing) {
+				this.revokedInThisRound += partitions.size();
+			}
 			this.streamsListener.onPartitionsRevoked(partitions);
 		}
 
@@ -97,6 +117,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close() {
+		this.closing = true;
 		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
 		delegate().close(CloseOptions.groupMembershipOperation(operation));
 		this.membership.consumerClosed(operation);
@@ -104,6 +125,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close(Duration timeout) {
+		this.closing = true;
 		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
 		delegate().close(CloseOptions.timeout(timeout).withGroupMembershipOperation(operation));
 		this.membership.consumerClosed(operation);
@@ -111,6 +133,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close(CloseOptions options) {
+		this.closing = true;
 		GroupMembershipOperation operation = membershipOperation(options.groupMembershipOperation());
 		CloseOptions decided = CloseOptions.groupMembershipOperation(operation);
 		options.timeout().ifPresent(decided::withTimeout);

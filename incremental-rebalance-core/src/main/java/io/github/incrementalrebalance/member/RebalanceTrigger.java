@@ -159,6 +159,20 @@ public final class RebalanceTrigger {
 		return since != 0 && System.nanoTime() - since < MAX_JOIN.toNanos();
 	}
 
+	/**
+	 * The consumer rejoins by itself after a rebalance that revoked some of its partitions: under the cooperative
+	 * protocol they reach their new owners only in the next round. That round is announced like a request of this
+	 * instance's own, or the others would join it at their next heartbeat, and a task moved one at a time (an eager
+	 * hand-over, a scale-up, a swap) would stall that long.
+	 * @param reason why, for the others' logs
+	 */
+	void rejoiningAfterRevocation(String reason) {
+		this.joiningSince = System.nanoTime() | 1;
+		for (Consumer<String> listener : this.enforcementListeners) {
+			listener.accept(reason);
+		}
+	}
+
 	void enforced(Request request) {
 		this.joiningSince = System.nanoTime() | 1;
 		if (!request.announce()) {

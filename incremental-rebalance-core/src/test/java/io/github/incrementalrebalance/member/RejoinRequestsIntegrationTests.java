@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A conservative drain with a heartbeat far longer than the tests' usual 500 ms (5 s; session 45 s): each of its
+ * A drain with a heartbeat far longer than the tests' usual 500 ms (5 s; session 45 s): each of its
  * rebalances would wait for the other members' next heartbeat, and under exactly-once hold every task's output
  * meanwhile. Members that ask each other to rejoin over the control topic make a round cost what the cluster needs,
  * not a heartbeat; the same drain with the requests off shows the difference side by side.
@@ -48,8 +48,8 @@ class RejoinRequestsIntegrationTests {
 
 	@Test
 	void drainAtAFiveSecondHeartbeatStallsItsMovedTasksUnderTwoSecondsWhenMembersAskEachOtherToRejoin() {
-		Drained asked = drain("rejoin-asked", true);
-		Drained heartbeats = drain("rejoin-heartbeats", false);
+		Drained asked = drain("rejoin-asked", "conservative", true, RESTORE_RATE);
+		Drained heartbeats = drain("rejoin-heartbeats", "conservative", false, RESTORE_RATE);
 		System.out.printf("Conservative drain at a 5 s heartbeat: moved tasks stalled %d ms with rejoin requests, "
 				+ "%d ms waiting for heartbeats; the other tasks %d ms and %d ms; rebalances of a survivor %d and %d%n",
 				asked.moved().toMillis(), heartbeats.moved().toMillis(), asked.others().toMillis(),
@@ -62,7 +62,24 @@ class RejoinRequestsIntegrationTests {
 			.isLessThanOrEqualTo(heartbeats.rebalances() + 1);
 	}
 
-	private Drained drain(String applicationId, boolean rejoinRequests) {
+	/**
+	 * An eager drain moves the leaving member's tasks one at a time, each through the cooperative protocol's two
+	 * rounds: the owner's revoke, then the round in which the learner takes the task, which the owner starts by
+	 * rejoining at once and the others would join only at their next heartbeat. c restores at a quarter of a's rate,
+	 * so that a's learner is ready seconds before c's and its task moves alone.
+	 */
+	@Test
+	void eagerDrainAtAFiveSecondHeartbeatHandsEachTaskOverInTheRoundAfterItsRevoke() {
+		Drained eager = drain("rejoin-eager", "eager", true, RESTORE_RATE / 4);
+		System.out.printf("Eager drain at a 5 s heartbeat: moved tasks stalled %d ms, the other tasks %d ms, "
+				+ "rebalances of a survivor %d%n", eager.moved().toMillis(), eager.others().toMillis(),
+				eager.rebalances());
+		assertThat(eager.moved()).as("moved tasks' stall, each revoked and taken in the next round")
+			.isLessThan(Duration.ofSeconds(2));
+		assertThat(eager.others()).as("the other tasks' stall").isLessThan(Duration.ofSeconds(2));
+	}
+
+	private Drained drain(String applicationId, String mode, boolean rejoinRequests, long restoreRateOfC) {
 		CountingApplication run = new CountingApplication(broker, applicationId, PARTITIONS);
 		try (TrackingProducer producer = run.producer();
 				StreamsLauncher launcher = run.launcher(this.stateRoot.resolve(applicationId))
@@ -70,12 +87,12 @@ class RejoinRequestsIntegrationTests {
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
 					.property(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 5_000)
 					.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 45_000)
-					.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, "conservative")
+					.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, mode)
 					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
 					.property(LearnerConfig.REJOIN_REQUESTS_CONFIG, rejoinRequests)) {
-			StreamsInstance a = start(launcher, "a");
-			StreamsInstance b = start(launcher, "b");
-			StreamsInstance c = start(launcher, "c");
+			StreamsInstance a = start(launcher, "a", RESTORE_RATE);
+			StreamsInstance b = start(launcher, "b", RESTORE_RATE);
+			StreamsInstance c = start(launcher, "c", restoreRateOfC);
 			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Set<TaskId> others = new HashSet<>(StreamsInstance.activeTasksOf(a, c));
@@ -90,7 +107,9 @@ class RejoinRequestsIntegrationTests {
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			Instant done = Instant.now();
-			assertThat(b.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			assertThat(b.runtime().drainOutcome()).as("how b's leave ended")
+				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED))
+				.hasValueSatisfying((outcome) -> assertThat(outcome.tasksMovedCold()).isZero());
 			for (TaskId task : ofB) {
 				assertThat(a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
 					.as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
@@ -102,8 +121,8 @@ class RejoinRequestsIntegrationTests {
 		}
 	}
 
-	private static StreamsInstance start(StreamsLauncher launcher, String name) {
-		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
+	private static StreamsInstance start(StreamsLauncher launcher, String name, long restoreRate) {
+		RestoreThrottle throttle = RestoreThrottle.of(restoreRate);
 		return launcher.instance(name)
 			.restoreThrottle(throttle)
 			.memberRuntime()
