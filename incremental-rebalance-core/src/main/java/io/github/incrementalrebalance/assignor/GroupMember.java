@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.assignor;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -21,7 +22,9 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param previousStandby tasks it holds state of without running them: standbys, learners and leftover task
  * directories
  * @param lags per changelogged task: {@link #RUNNING} where it runs the task, {@link #UNKNOWN} when the leader could
- * not read end offsets this round, else how many changelog records it misses
+ * not read end offsets this round, else how many changelog records it misses. Read, not copied: Kafka hands every
+ * member a lag for every stateful task, read-only and built for the round, and a copy would cost tasks times members
+ * each round where the plan reads the lags of a few members per task
  * @param rackTags its values of the client tags named by {@code rack.aware.assignment.tags}: standbys of a task go
  * to members whose values differ from its owner's first
  */
@@ -46,7 +49,7 @@ public record GroupMember(ProcessId processId, String instanceId, String incarna
 		}
 		previousActive = Set.copyOf(previousActive);
 		previousStandby = Set.copyOf(previousStandby);
-		lags = Map.copyOf(lags);
+		lags = Collections.unmodifiableMap(lags);
 		rackTags = Map.copyOf(rackTags);
 	}
 
@@ -57,6 +60,20 @@ public record GroupMember(ProcessId processId, String instanceId, String incarna
 	 */
 	public long lag(TaskId task) {
 		return this.lags.getOrDefault(task, Long.MAX_VALUE);
+	}
+
+	/**
+	 * Whether the leader could not read end offsets this round. Kafka then reports every task the member does not run
+	 * as {@link #UNKNOWN}, so the first of those tells, without reading a lag per task.
+	 * @return true when the lags are unknown
+	 */
+	public boolean lagsUnknown() {
+		for (long lag : this.lags.values()) {
+			if (lag != RUNNING) {
+				return lag == UNKNOWN;
+			}
+		}
+		return false;
 	}
 
 	/**

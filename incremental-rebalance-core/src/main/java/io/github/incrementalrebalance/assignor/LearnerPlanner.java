@@ -127,7 +127,7 @@ public final class LearnerPlanner {
 			}
 			this.mixedModes = group.members().stream().anyMatch((member) -> member.mode() == RebalancingMode.UPGRADING);
 			this.unknownOffsets = group.members().stream()
-				.anyMatch((member) -> member.lags().containsValue(GroupMember.UNKNOWN));
+				.anyMatch(GroupMember::lagsUnknown);
 			this.statefulLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
 			this.statelessLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
 			for (GroupTask task : group.tasks().values()) {
