@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,37 @@ class AvailabilityBenchmark {
 				Strategy.LEARNER_CONSERVATIVE));
 	}
 
+	/**
+	 * Minimal movement: 12 tasks, three instances become four, and four become six; Kafka's warm-ups against
+	 * learners.
+	 */
+	@Test
+	void scaleOut() {
+		BenchmarkGroup.Settings settings = BenchmarkGroup.Settings.fromSystemProperties().withPartitions(12);
+		run(new ScaleOut(3, 4), List.of(Strategy.KAFKA_TUNED, Strategy.LEARNER_CONSERVATIVE), settings);
+		run(new ScaleOut(4, 6), List.of(Strategy.KAFKA_TUNED, Strategy.LEARNER_CONSERVATIVE), settings);
+	}
+
+	/**
+	 * The scale-down at 50 000, 200 000 and 800 000 records of state per task: a restore grows with the state, a hand-over
+	 * to ready learners should not. Restores throttled to 40 000 records/s unless {@code benchmark.restore-rate} says
+	 * otherwise, so that the largest size restores in 20 s.
+	 */
+	@Test
+	void stateSizeSweep() {
+		BenchmarkGroup.Settings base = BenchmarkGroup.Settings.fromSystemProperties(40_000);
+		for (int keys : List.of(50_000, 200_000, 800_000)) {
+			run(new ScaleDown(BenchmarkCharts.STATE_SIZE_SWEEP + "-" + keys),
+					List.of(Strategy.KAFKA_TUNED, Strategy.KAFKA_STANDBY, Strategy.LEARNER_CONSERVATIVE),
+					base.withKeysPerTask(keys));
+		}
+	}
+
 	private void run(Scenario scenario, List<Strategy> strategies) {
-		BenchmarkGroup.Settings settings = BenchmarkGroup.Settings.fromSystemProperties();
+		run(scenario, strategies, BenchmarkGroup.Settings.fromSystemProperties());
+	}
+
+	private void run(Scenario scenario, List<Strategy> strategies, BenchmarkGroup.Settings settings) {
 		List<AvailabilityResult> results = new ArrayList<>();
 		for (Strategy strategy : strategies) {
 			results.add(Scenario.run(scenario, broker, this.stateRoot, strategy, settings));
@@ -57,6 +87,8 @@ class AvailabilityBenchmark {
 		StringBuilder table = new StringBuilder(AvailabilityResult.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
 		ResultsFile.append(scenario.name() + ", " + Instant.now() + ": " + settings.describe(), table.toString());
+		ResultsFile.append(scenario.name() + ", where the time went",
+				results.stream().map(AvailabilityResult::breakdown).collect(Collectors.joining("\n\n")));
 		ResultsJson.write(ResultsJson.DIRECTORY, scenario.name(), settings, results);
 		assertThat(results).allSatisfy((result) -> assertThat(result.complete()).isPositive());
 	}

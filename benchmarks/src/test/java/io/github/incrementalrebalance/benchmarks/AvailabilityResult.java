@@ -1,6 +1,8 @@
 package io.github.incrementalrebalance.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * What one availability run measured, from the change (a leave request, a close, a join) until it is done.
@@ -14,20 +16,27 @@ import java.time.Duration;
  * @param restored records restored into the moved tasks on their new owners
  * @param rebalances rebalances an instance that stayed went through
  * @param tasksMoved tasks that changed owner
+ * @param timeline where the time went
  */
 record AvailabilityResult(Strategy strategy, Duration movedGap, Duration unmovedGap, Duration movedP99,
-		Duration unmovedP99, Duration complete, long restored, long rebalances, int tasksMoved) {
+		Duration unmovedP99, Duration complete, long restored, long rebalances, int tasksMoved, List<Timeline.Step> timeline) {
 
 	String row() {
-		return String.format("| %s | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %,d | %d |", this.strategy.id(),
+		return String.format("| %s | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %,d | %d | %d |", this.strategy.id(),
 				seconds(this.movedGap), seconds(this.unmovedGap), seconds(this.movedP99), seconds(this.unmovedP99),
-				seconds(this.complete), this.restored, this.rebalances);
+				seconds(this.complete), this.restored, this.rebalances, this.tasksMoved);
+	}
+
+	String breakdown() {
+		return this.strategy.id() + ": " + this.timeline.stream()
+			.map((step) -> String.format("+%.2f s %s", step.atMs() / 1000.0, step.name()))
+			.collect(Collectors.joining(", "));
 	}
 
 	static String header() {
 		return "| strategy | longest stall, moved tasks | longest stall, other tasks | p99 latency, moved | "
-				+ "p99 latency, other | until done | records restored at promotion | rebalances |\n"
-				+ "|---|---|---|---|---|---|---|---|";
+				+ "p99 latency, other | until done | records restored at promotion | rebalances | tasks moved |\n"
+				+ "|---|---|---|---|---|---|---|---|---|";
 	}
 
 	private static double seconds(Duration duration) {

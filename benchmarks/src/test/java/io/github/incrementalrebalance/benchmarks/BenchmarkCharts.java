@@ -9,11 +9,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
 
 /**
@@ -21,6 +25,12 @@ import org.knowm.xchart.style.Styler;
  * tasks per strategy, one bar per group timings, side by side ({@link DrawCharts} runs it on the committed results).
  */
 final class BenchmarkCharts {
+
+	/** The scenario name (and name prefix of each run) of the scale-down's state-size sweep: one chart of all sizes. */
+	static final String STATE_SIZE_SWEEP = "state-size";
+
+	/** The steady-state benchmark's result file name, before its group timings. */
+	static final String STEADY_STATE = "steady-state";
 
 	private BenchmarkCharts() {
 	}
@@ -34,18 +44,57 @@ final class BenchmarkCharts {
 	static List<Path> draw(Path results, Path charts) {
 		Map<String, List<ResultsJson.Run>> byScenario = new LinkedHashMap<>();
 		try (Stream<Path> files = Files.list(results)) {
-			files.filter((file) -> file.toString().endsWith(".json"))
+			files.filter((file) -> file.toString().endsWith(".json")
+					&& !file.getFileName().toString().startsWith(STEADY_STATE))
 				.sorted()
 				.map(ResultsJson::read)
-				.forEach((run) -> byScenario.computeIfAbsent(run.scenario(), (key) -> new ArrayList<>()).add(run));
+				.forEach((run) -> byScenario.computeIfAbsent(chartOf(run), (key) -> new ArrayList<>()).add(run));
 			Files.createDirectories(charts);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
 		List<Path> drawn = new ArrayList<>();
-		byScenario.forEach((scenario, runs) -> drawn.add(save(stallChart(scenario, runs), charts.resolve(scenario))));
+		Path steady = results.resolve(STEADY_STATE + "-kafka.json");
+		if (Files.exists(steady)) {
+			drawn.add(save(steadyStateChart(ResultsJson.readSteadyState(steady)), charts.resolve(STEADY_STATE)));
+		}
+		byScenario.forEach((scenario, runs) -> drawn.add(save(
+				STATE_SIZE_SWEEP.equals(scenario) ? sweepChart(runs) : stallChart(scenario, runs),
+				charts.resolve(scenario))));
 		return drawn;
+	}
+
+	private static String chartOf(ResultsJson.Run run) {
+		return run.scenario().startsWith(STATE_SIZE_SWEEP + "-") ? STATE_SIZE_SWEEP : run.scenario();
+	}
+
+	/**
+	 * The state-size sweep: the longest stall of the moved tasks against the records of state per task, a line per
+	 * strategy (and group timings, when the sweep ran at both).
+	 */
+	static XYChart sweepChart(List<ResultsJson.Run> runs) {
+		XYChart chart = new XYChartBuilder().width(800)
+			.height(420)
+			.title("scale-down by state size: longest stall of the moved tasks")
+			.xAxisTitle("records of state per task (thousands)")
+			.yAxisTitle("seconds")
+			.build();
+		chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+		chart.getStyler().setChartBackgroundColor(Color.WHITE);
+		chart.getStyler().setDecimalPattern("0.#");
+		boolean bothTimings = runs.stream().map(ResultsJson.Run::timings).distinct().count() > 1;
+		Map<String, TreeMap<Integer, Double>> series = new LinkedHashMap<>();
+		for (ResultsJson.Run run : runs) {
+			for (ResultsJson.Entry entry : run.results()) {
+				String name = bothTimings ? entry.strategy() + " (" + run.timingsLabel() + ")" : entry.strategy();
+				series.computeIfAbsent(name, (key) -> new TreeMap<>())
+					.put(run.keysPerTask() / 1000, entry.movedStallMs() / 1000.0);
+			}
+		}
+		series.forEach((name, points) -> chart.addSeries(name, new ArrayList<>(points.keySet()),
+				new ArrayList<>(points.values())));
+		return chart;
 	}
 
 	static CategoryChart stallChart(String scenario, List<ResultsJson.Run> runs) {
@@ -69,7 +118,29 @@ final class BenchmarkCharts {
 		return chart;
 	}
 
-	private static Path save(CategoryChart chart, Path withoutExtension) {
+	/**
+	 * The starter in steady state against plain Kafka Streams: the medians of throughput and p99 latency, each
+	 * relative to plain Kafka Streams (1.0).
+	 */
+	static CategoryChart steadyStateChart(SteadyState.Run run) {
+		CategoryChart chart = new CategoryChartBuilder().width(800)
+			.height(420)
+			.title("steady state, relative to plain Kafka Streams (medians of " + run.results().size() / 2 + " runs each)")
+			.xAxisTitle("figure")
+			.yAxisTitle("relative to plain Kafka Streams")
+			.build();
+		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+		chart.getStyler().setLabelsVisible(true);
+		chart.getStyler().setDecimalPattern("0.00");
+		chart.getStyler().setChartBackgroundColor(Color.WHITE);
+		List<String> figures = List.of("throughput", "p99 latency");
+		chart.addSeries(Strategy.KAFKA_DEFAULT.id(), figures, List.of(1.0, 1.0));
+		chart.addSeries(Strategy.LEARNER_CONSERVATIVE.id(), figures,
+				List.of(run.summary().throughputRatio(), run.summary().p99Ratio()));
+		return chart;
+	}
+
+	private static Path save(Chart<?, ?> chart, Path withoutExtension) {
 		try {
 			BitmapEncoder.saveBitmap(chart, withoutExtension.toString(), BitmapEncoder.BitmapFormat.PNG);
 		}

@@ -58,6 +58,14 @@ final class BenchmarkGroup implements AutoCloseable {
 		return this.application.gapMeter();
 	}
 
+	CountingApplication application() {
+		return this.application;
+	}
+
+	TrackingProducer producer() {
+		return this.producer;
+	}
+
 	StreamsInstance start(String name) {
 		return start(this.launcher, name, this.strategy, this.settings);
 	}
@@ -74,19 +82,20 @@ final class BenchmarkGroup implements AutoCloseable {
 	 * Measure the window of the change, then check that every record was counted exactly once.
 	 * @param moved the tasks that moved
 	 * @param unmoved the others
-	 * @param from when the change began
+	 * @param timeline the change's steps, from its start
 	 * @param to when it was done
 	 * @param restored records restored into the moved tasks at their promotion
 	 * @param rebalances rebalances an instance that stayed went through
 	 * @return the result
 	 */
-	AvailabilityResult measure(Set<TaskId> moved, Set<TaskId> unmoved, Instant from, Instant to, long restored,
+	AvailabilityResult measure(Set<TaskId> moved, Set<TaskId> unmoved, Timeline timeline, Instant to, long restored,
 			long rebalances) {
 		GapMeter gaps = gapMeter();
+		Instant from = timeline.start();
 		AvailabilityResult result = new AvailabilityResult(this.strategy, gaps.longestGap(moved, from, to),
 				gaps.longestGap(unmoved, from, to), gaps.latencyPercentile(moved, from, to, 99),
 				gaps.latencyPercentile(unmoved, from, to, 99), Duration.between(from, to), restored, rebalances,
-				moved.size());
+				moved.size(), timeline.steps());
 		this.application.verifyCounts(this.producer);
 		return result;
 	}
@@ -141,9 +150,21 @@ final class BenchmarkGroup implements AutoCloseable {
 			boolean kafkaGroupTimings) {
 
 		static Settings fromSystemProperties() {
+			return fromSystemProperties(10_000);
+		}
+
+		static Settings fromSystemProperties(long defaultRestoreRate) {
 			return new Settings(6, Integer.getInteger("benchmark.keys-per-task", 100_000),
-					Long.getLong("benchmark.restore-rate", 10_000), 1_000,
+					Long.getLong("benchmark.restore-rate", defaultRestoreRate), 1_000,
 					!"test".equals(System.getProperty("benchmark.group-timings")));
+		}
+
+		Settings withKeysPerTask(int keys) {
+			return new Settings(this.partitions, keys, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings);
+		}
+
+		Settings withPartitions(int tasks) {
+			return new Settings(tasks, this.keysPerTask, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings);
 		}
 
 		/**

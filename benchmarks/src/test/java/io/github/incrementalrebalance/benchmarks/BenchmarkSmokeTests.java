@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.imageio.ImageIO;
@@ -38,6 +39,13 @@ class BenchmarkSmokeTests {
 		assertThat(learners.restored()).as("learners were ready: at most the acceptable lag per task")
 			.isLessThanOrEqualTo(4 * settings.acceptableLag());
 		assertThat(tuned.restored()).as("a plain leave restores b's tasks from scratch").isPositive();
+		assertThat(learners.timeline()).extracting(Timeline.Step::name)
+			.as("where a drain's time went, in order")
+			.containsSubsequence("b leaving", "b drained", "b out of the group (read by a)",
+					"moved tasks' first record on their new owner (the last of them)")
+			.contains("moved tasks' last record on their old owner", "b closed", "a rebalancing", "a running");
+		assertThat(tuned.timeline()).extracting(Timeline.Step::name)
+			.containsSubsequence("b closed", "moved tasks' first record on their new owner (the last of them)");
 		assertThat(List.of(learners, tuned)).allSatisfy((result) -> {
 			assertThat(result.complete()).isPositive();
 			assertThat(result.movedGap()).isPositive();
@@ -50,6 +58,7 @@ class BenchmarkSmokeTests {
 			.containsExactly("learner-conservative", "kafka-tuned");
 		assertThat(run.results().get(1).restoredAtPromotion()).isEqualTo(tuned.restored());
 		assertThat(run.results()).allSatisfy((entry) -> assertThat(entry.tasksMoved()).isPositive());
+		assertThat(run.results().get(0).timeline()).isEqualTo(learners.timeline());
 		Path chart = BenchmarkCharts.draw(results, this.stateRoot.resolve("charts")).get(0);
 		BufferedImage image = ImageIO.read(chart.toFile());
 		assertThat(image.getWidth()).isEqualTo(800);
@@ -76,6 +85,28 @@ class BenchmarkSmokeTests {
 		assertThat(learners.restored()).as("every task moved to a ready learner")
 			.isLessThanOrEqualTo(4 * settings.acceptableLag());
 		assertThat(learners.complete()).isPositive();
+	}
+
+	@Test
+	void steadyStateHarnessMeasuresThroughputAndLatencyWithAndWithoutTheStarter() {
+		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 1_000, 0, 1_000, false);
+		SteadyState steadyState = new SteadyState(broker, 20, 2_000);
+		List<SteadyState.Result> results = new ArrayList<>();
+		for (Strategy strategy : List.of(Strategy.KAFKA_DEFAULT, Strategy.LEARNER_CONSERVATIVE)) {
+			try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot, "steady", strategy, settings)) {
+				results.add(steadyState.run(group));
+			}
+		}
+
+		assertThat(results).extracting(SteadyState.Result::strategy)
+			.containsExactly("kafka-default", "learner-conservative");
+		assertThat(results).allSatisfy((result) -> {
+			assertThat(result.recordsPerSecond()).isPositive();
+			assertThat(result.p99LatencyMs()).isGreaterThanOrEqualTo(result.p50LatencyMs()).isPositive();
+		});
+		SteadyState.Summary summary = SteadyState.Summary.of(results);
+		assertThat(summary.throughputRatio())
+			.isEqualTo(results.get(1).recordsPerSecond() / results.get(0).recordsPerSecond());
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -32,9 +33,11 @@ final class HostSwap implements Scenario {
 		StreamsInstance c = group.start("c");
 		StreamsInstance d = group.start("d");
 		await("c and d run").atMost(Duration.ofMinutes(2)).until(() -> StreamsInstance.allRunning(a, b, c, d));
-		Instant from = Instant.now();
+		Timeline timeline = new Timeline(Instant.now());
 
 		if (group.strategy().learners()) {
+			timeline.followLeave(a, c);
+			timeline.followLeave(b, c);
 			a.runtime().leave(Optional.empty(), "benchmark");
 			b.runtime().leave(Optional.empty(), "benchmark");
 			await("a and b drained").atMost(Duration.ofMinutes(10))
@@ -42,18 +45,22 @@ final class HostSwap implements Scenario {
 		}
 		else {
 			a.close();
+			timeline.mark("a closed");
 			b.close();
+			timeline.mark("b closed");
 		}
 		await("c and d run every task").atMost(Duration.ofMinutes(10))
 			.until(() -> StreamsInstance.allRunning(c, d)
 					&& StreamsInstance.activeTasksOf(c, d).size() == group.settings().partitions()
 					&& group.gapMeter().allProcessedSince(all, Instant.now().minusMillis(300)));
 
+		Instant to = Instant.now();
+		timeline.read(to, group.gapMeter(), all, List.of(a, b), a, b, c, d);
 		long restored = all.stream()
 			.mapToLong((task) -> c.restoredRecords().restoredInto(task) + d.restoredRecords().restoredInto(task))
 			.sum();
-		return group.measure(all, Set.of(), from, Instant.now(), restored,
-				Math.max(c.rebalancesSince(from), d.rebalancesSince(from)));
+		return group.measure(all, Set.of(), timeline, to, restored,
+				Math.max(c.rebalancesSince(timeline.start()), d.rebalancesSince(timeline.start())));
 	}
 
 }

@@ -35,20 +35,33 @@ final class ResultsJson {
 	static Path write(Path directory, String scenario, BenchmarkGroup.Settings settings,
 			List<AvailabilityResult> results) {
 		Run run = new Run(scenario, settings.timings(), Instant.now().toString(), settings.describe(),
-				results.stream().map(Entry::of).toList());
+				settings.keysPerTask(), results.stream().map(Entry::of).toList());
 		Path file = directory.resolve(scenario + "-" + settings.timings() + ".json");
+		writeValue(file, run);
+		return file;
+	}
+
+	/**
+	 * Write the results of a benchmark that is not an availability run.
+	 * @param file where
+	 * @param value its results, as records
+	 */
+	static void writeValue(Path file, Object value) {
 		try {
-			Files.createDirectories(directory);
-			mapper.writeValue(file.toFile(), run);
+			Files.createDirectories(file.getParent());
+			mapper.writeValue(file.toFile(), value);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		return file;
 	}
 
 	static Run read(Path file) {
 		return mapper.readValue(file.toFile(), Run.class);
+	}
+
+	static SteadyState.Run readSteadyState(Path file) {
+		return mapper.readValue(file.toFile(), SteadyState.Run.class);
 	}
 
 	/**
@@ -57,9 +70,10 @@ final class ResultsJson {
 	 * @param timings {@code kafka} (heartbeat 3 s, session 45 s) or {@code test} (500 ms, 6 s)
 	 * @param at when it ended
 	 * @param settings the run's size, for people
+	 * @param keysPerTask records of state per task
 	 * @param results one per strategy
 	 */
-	record Run(String scenario, String timings, String at, String settings, List<Entry> results) {
+	record Run(String scenario, String timings, String at, String settings, int keysPerTask, List<Entry> results) {
 
 		String timingsLabel() {
 			return "kafka".equals(this.timings) ? "heartbeat 3 s / session 45 s" : "heartbeat 500 ms / session 6 s";
@@ -78,14 +92,15 @@ final class ResultsJson {
 	 * @param restoredAtPromotion records restored into the moved tasks on their new owners
 	 * @param rebalances rebalances an instance that stayed went through
 	 * @param tasksMoved tasks that changed owner
+	 * @param timeline where the time went: each step's moment after the change's start
 	 */
 	record Entry(String strategy, long movedStallMs, long otherStallMs, long p99LatencyMs, long otherP99LatencyMs,
-			long untilDoneMs, long restoredAtPromotion, long rebalances, int tasksMoved) {
+			long untilDoneMs, long restoredAtPromotion, long rebalances, int tasksMoved, List<Timeline.Step> timeline) {
 
 		static Entry of(AvailabilityResult result) {
 			return new Entry(result.strategy().id(), result.movedGap().toMillis(), result.unmovedGap().toMillis(),
 					result.movedP99().toMillis(), result.unmovedP99().toMillis(), result.complete().toMillis(),
-					result.restored(), result.rebalances(), result.tasksMoved());
+					result.restored(), result.rebalances(), result.tasksMoved(), result.timeline());
 		}
 
 	}

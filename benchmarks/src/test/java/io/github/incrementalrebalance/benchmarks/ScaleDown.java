@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,9 +19,22 @@ import static org.awaitility.Awaitility.await;
  */
 final class ScaleDown implements Scenario {
 
+	private final String name;
+
+	ScaleDown() {
+		this("scale-down");
+	}
+
+	/**
+	 * @param name names the run (its application id, its result file): one per state size in a sweep
+	 */
+	ScaleDown(String name) {
+		this.name = name;
+	}
+
 	@Override
 	public String name() {
-		return "scale-down";
+		return this.name;
 	}
 
 	@Override
@@ -31,25 +45,29 @@ final class ScaleDown implements Scenario {
 		group.loadAndSettle(a, b, c);
 		Set<TaskId> moved = b.activeTasks();
 		Set<TaskId> unmoved = StreamsInstance.activeTasksOf(a, c);
-		Instant from = Instant.now();
+		Timeline timeline = new Timeline(Instant.now());
 
 		if (group.strategy().learners()) {
+			timeline.followLeave(b, a);
 			b.runtime().leave(Optional.empty(), "benchmark");
 			await("b drained").atMost(Duration.ofMinutes(10)).until(() -> b.runtime().state() == MemberState.CLOSED);
 		}
 		else {
 			b.close();
+			timeline.mark("b closed");
 		}
 		await("a and c run every task").atMost(Duration.ofMinutes(10))
 			.until(() -> StreamsInstance.allRunning(a, c)
 					&& StreamsInstance.activeTasksOf(a, c).size() == group.settings().partitions()
 					&& group.gapMeter().allProcessedSince(moved, Instant.now().minusMillis(300)));
 
+		Instant to = Instant.now();
+		timeline.read(to, group.gapMeter(), moved, List.of(b), a, b, c);
 		long restored = moved.stream()
 			.mapToLong((task) -> a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
 			.sum();
-		return group.measure(moved, unmoved, from, Instant.now(), restored,
-				Math.max(a.rebalancesSince(from), c.rebalancesSince(from)));
+		return group.measure(moved, unmoved, timeline, to, restored,
+				Math.max(a.rebalancesSince(timeline.start()), c.rebalancesSince(timeline.start())));
 	}
 
 }

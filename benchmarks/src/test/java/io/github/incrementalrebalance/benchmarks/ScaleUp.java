@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -29,7 +30,7 @@ final class ScaleUp implements Scenario {
 		StreamsInstance b = group.start("b");
 		group.loadAndSettle(a, b);
 		Set<TaskId> all = StreamsInstance.activeTasksOf(a, b);
-		Instant from = Instant.now();
+		Timeline timeline = new Timeline(Instant.now());
 
 		StreamsInstance c = group.start("c");
 		int partitions = group.settings().partitions();
@@ -41,9 +42,11 @@ final class ScaleUp implements Scenario {
 		Set<TaskId> moved = c.activeTasks();
 		Set<TaskId> unmoved = new HashSet<>(all);
 		unmoved.removeAll(moved);
+		Instant to = Instant.now();
+		timeline.read(to, group.gapMeter(), moved, List.of(a, b), a, b, c);
 		long restored = moved.stream().mapToLong((task) -> c.restoredRecords().restoredInto(task)).sum();
-		return group.measure(moved, unmoved, from, Instant.now(), restored,
-				Math.max(a.rebalancesSince(from), b.rebalancesSince(from)));
+		return group.measure(moved, unmoved, timeline, to, restored,
+				Math.max(a.rebalancesSince(timeline.start()), b.rebalancesSince(timeline.start())));
 	}
 
 }

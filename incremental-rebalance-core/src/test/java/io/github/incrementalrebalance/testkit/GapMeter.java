@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.streams.processor.TaskId;
@@ -112,6 +113,32 @@ public final class GapMeter {
 	 */
 	public boolean allProcessedSince(Collection<TaskId> tasks, Instant after) {
 		return tasks.stream().allMatch((task) -> markers(task).stream().anyMatch((m) -> m.at().isAfter(after)));
+	}
+
+	/**
+	 * When an instance last processed a marker of a task in a window: where a task that moved stopped.
+	 * @param task the task
+	 * @param instance the instance
+	 * @param from start of the window
+	 * @param to end of the window
+	 * @return the moment, empty when it processed none
+	 */
+	public Optional<Instant> lastProcessedBy(TaskId task, String instance, Instant from, Instant to) {
+		return markers(task).stream()
+			.filter((marker) -> marker.instance().equals(instance) && !marker.at().isBefore(from)
+					&& !marker.at().isAfter(to))
+			.map(Processed::at)
+			.max(Instant::compareTo);
+	}
+
+	/**
+	 * When a task first processed a marker after a moment: after its last one on its old owner, where it resumed.
+	 * @param task the task
+	 * @param after the moment
+	 * @return the moment, empty when it processed none since
+	 */
+	public Optional<Instant> firstProcessedAfter(TaskId task, Instant after) {
+		return markers(task).stream().map(Processed::at).filter((at) -> at.isAfter(after)).min(Instant::compareTo);
 	}
 
 	private List<Processed> markers(TaskId task) {

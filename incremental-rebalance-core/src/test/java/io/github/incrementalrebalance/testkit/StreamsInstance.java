@@ -154,6 +154,15 @@ public final class StreamsInstance implements AutoCloseable {
 			.count();
 	}
 
+	/**
+	 * The instance's state transitions since a moment, oldest first.
+	 * @param since the moment
+	 * @return the transitions
+	 */
+	public List<StateChange> stateChangesSince(Instant since) {
+		return this.stateChanges.stream().filter((change) -> !change.at().isBefore(since)).toList();
+	}
+
 	public StreamsInstance awaitRunning() {
 		return awaitState(State.RUNNING, Duration.ofSeconds(60));
 	}

@@ -1,0 +1,186 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.processor.TaskId;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The counting application in steady state, nothing joining or leaving: what the starter costs when it has nothing
+ * to do. Three instances settle; markers flow for a quiet window (their latency from send to processing); then the
+ * instances pause, a backlog of count updates is sent, and they resume: throughput is the backlog over the time
+ * until the group's committed offsets reach the input's end.
+ */
+final class SteadyState {
+
+	private final KafkaBroker broker;
+
+	private final int quietMarkersPerTask;
+
+	private final int backlogKeysPerTask;
+
+	/**
+	 * @param broker the broker
+	 * @param quietMarkersPerTask how long the quiet window lasts, in markers each task processes (20 a second)
+	 * @param backlogKeysPerTask keys per task in the backlog, each updated twice
+	 */
+	SteadyState(KafkaBroker broker, int quietMarkersPerTask, int backlogKeysPerTask) {
+		this.broker = broker;
+		this.quietMarkersPerTask = quietMarkersPerTask;
+		this.backlogKeysPerTask = backlogKeysPerTask;
+	}
+
+	Result run(BenchmarkGroup group) {
+		StreamsInstance a = group.start("a");
+		StreamsInstance b = group.start("b");
+		StreamsInstance c = group.start("c");
+		group.loadAndSettle(a, b, c);
+		Set<TaskId> tasks = StreamsInstance.activeTasksOf(a, b, c);
+		Instant quietFrom = Instant.now();
+		await("a quiet window of " + this.quietMarkersPerTask + " markers per task").atMost(Duration.ofMinutes(5))
+			.until(() -> List.of(a, b, c)
+				.stream()
+				.allMatch((instance) -> instance.activeTasks()
+					.stream()
+					.allMatch((task) -> group.gapMeter().processedBy(task, instance.name(),
+							quietFrom) >= this.quietMarkersPerTask)));
+		Instant quietTo = Instant.now();
+		Duration p99 = group.gapMeter().latencyPercentile(tasks, quietFrom, quietTo, 99);
+		Duration p50 = group.gapMeter().latencyPercentile(tasks, quietFrom, quietTo, 50);
+
+		group.producer().stopMarkers();
+		List.of(a, b, c).forEach((instance) -> instance.kafkaStreams().pause());
+		int partitions = group.settings().partitions();
+		group.producer().load(partitions, this.backlogKeysPerTask, 2);
+		long backlog = 2L * partitions * this.backlogKeysPerTask;
+		Map<TopicPartition, Long> ends = endOffsets(group.application().input(), partitions);
+		Instant resumed = Instant.now();
+		List.of(a, b, c).forEach((instance) -> instance.kafkaStreams().resume());
+		await("the backlog committed").atMost(Duration.ofMinutes(10))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> committedUpTo(group.application().applicationId(), ends));
+		Duration drained = Duration.between(resumed, Instant.now());
+		group.application().verifyCounts(group.producer());
+		return new Result(group.strategy().id(), backlog / (drained.toMillis() / 1000.0), p50.toMillis(),
+				p99.toMillis(), drained.toMillis());
+	}
+
+	private Map<TopicPartition, Long> endOffsets(String topic, int partitions) {
+		Admin admin = this.broker.admin();
+		Map<TopicPartition, OffsetSpec> latest = IntStream.range(0, partitions)
+			.mapToObj((partition) -> new TopicPartition(topic, partition))
+			.collect(Collectors.toMap((partition) -> partition, (partition) -> OffsetSpec.latest()));
+		try {
+			return admin.listOffsets(latest)
+				.all()
+				.get()
+				.entrySet()
+				.stream()
+				.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().offset()));
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not read the end offsets of " + topic, ex);
+		}
+	}
+
+	/**
+	 * Whether the group committed every partition up to its end: under exactly-once the end is past the last record,
+	 * by the producer's commit marker, which a committed offset also passes.
+	 */
+	private boolean committedUpTo(String groupId, Map<TopicPartition, Long> ends) throws Exception {
+		Map<TopicPartition, OffsetAndMetadata> committed = this.broker.admin()
+			.listConsumerGroupOffsets(groupId)
+			.partitionsToOffsetAndMetadata()
+			.get();
+		return ends.entrySet()
+			.stream()
+			.allMatch((end) -> committed.get(end.getKey()) != null
+					&& committed.get(end.getKey()).offset() >= end.getValue());
+	}
+
+	/**
+	 * The runs of both strategies, side by side: the median of each, and the starter's over plain Kafka Streams.
+	 * @param plainRecordsPerSecond median throughput without the starter
+	 * @param starterRecordsPerSecond median throughput with it
+	 * @param throughputRatio the second over the first (the goal: at least 0.98)
+	 * @param plainP99LatencyMs median p99 latency without the starter
+	 * @param starterP99LatencyMs median p99 latency with it
+	 * @param p99Ratio the second over the first (the goal: at most 1.10)
+	 */
+	record Summary(double plainRecordsPerSecond, double starterRecordsPerSecond, double throughputRatio,
+			double plainP99LatencyMs, double starterP99LatencyMs, double p99Ratio) {
+
+		static Summary of(List<Result> results) {
+			double plainRate = median(results, Strategy.KAFKA_DEFAULT, Result::recordsPerSecond);
+			double starterRate = median(results, Strategy.LEARNER_CONSERVATIVE, Result::recordsPerSecond);
+			double plainP99 = median(results, Strategy.KAFKA_DEFAULT, (result) -> result.p99LatencyMs());
+			double starterP99 = median(results, Strategy.LEARNER_CONSERVATIVE, (result) -> result.p99LatencyMs());
+			return new Summary(plainRate, starterRate, starterRate / plainRate, plainP99, starterP99,
+					starterP99 / plainP99);
+		}
+
+		private static double median(List<Result> results, Strategy strategy, ToDoubleFunction<Result> value) {
+			double[] values = results.stream()
+				.filter((result) -> result.strategy().equals(strategy.id()))
+				.mapToDouble(value)
+				.sorted()
+				.toArray();
+			return (values.length % 2 == 1) ? values[values.length / 2]
+					: (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
+		}
+
+		String describe() {
+			return String.format("Medians: throughput %,.0f records/s without the starter, %,.0f with it (%.3fx); "
+					+ "p99 latency %.0f ms and %.0f ms (%.2fx)", this.plainRecordsPerSecond,
+					this.starterRecordsPerSecond, this.throughputRatio, this.plainP99LatencyMs,
+					this.starterP99LatencyMs, this.p99Ratio);
+		}
+
+	}
+
+	/**
+	 * What {@code steady-state-<timings>.json} holds.
+	 * @param settings the runs' size, for people
+	 * @param results every run, in the order they ran
+	 * @param summary the medians and ratios
+	 */
+	record Run(String settings, List<Result> results, Summary summary) {
+	}
+
+	/**
+	 * One steady-state run.
+	 * @param strategy the strategy's id
+	 * @param recordsPerSecond backlog records processed (and committed) per second
+	 * @param p50LatencyMs median latency of the markers in the quiet window
+	 * @param p99LatencyMs 99th percentile latency of the markers in the quiet window
+	 * @param backlogMs until the backlog was committed
+	 */
+	record Result(String strategy, double recordsPerSecond, long p50LatencyMs, long p99LatencyMs, long backlogMs) {
+
+		String row() {
+			return String.format("| %s | %,.0f records/s | %d ms | %d ms | %.1f s |", this.strategy,
+					this.recordsPerSecond, this.p50LatencyMs, this.p99LatencyMs, this.backlogMs / 1000.0);
+		}
+
+		static String header() {
+			return "| strategy | throughput (backlog) | p50 latency (quiet) | p99 latency (quiet) | backlog done in |\n"
+					+ "|---|---|---|---|---|";
+		}
+
+	}
+
+}
