@@ -9,18 +9,21 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One assignment at the sizes of Kafka's own {@code StreamsAssignmentScaleTest} and at 10 000 tasks over 1 000
- * instances: the learner assignor against Kafka's sticky assignor. Every result must pass Kafka's validation. Run on
- * demand: see {@code benchmarks/README.md}.
+ * One assignment at the sizes of Kafka's own {@code StreamsAssignmentScaleTest} (its high-availability and sticky
+ * grids: a large partition count, many instances, many standbys, many threads per instance) and at 10 000 tasks over
+ * 1 000 instances: the learner assignor against Kafka's sticky assignor. Every result must pass Kafka's validation. Run
+ * on demand: see {@code benchmarks/README.md}.
  */
 class AssignorScaleBenchmark {
 
 	@Test
 	void oneAssignmentAtScale() {
 		StringBuilder table = new StringBuilder(AssignorScale.Result.header());
-		for (AssignorScale.Size size : List.of(new AssignorScale.Size(1_000, 10, 1, 0),
-				new AssignorScale.Size(8_000, 10, 1, 0), new AssignorScale.Size(1_000, 100, 1, 3),
-				new AssignorScale.Size(1_000, 1_000, 1, 0), new AssignorScale.Size(10_000, 1_000, 1, 1))) {
+		for (AssignorScale.Size size : List.of(new AssignorScale.Size(6_000, 2, 1, 1),
+				new AssignorScale.Size(2_000, 2, 1, 1), new AssignorScale.Size(1_000, 1_000, 1, 1),
+				new AssignorScale.Size(1_000, 1_000, 1, 0),
+				new AssignorScale.Size(1_000, 100, 1, 50), new AssignorScale.Size(1_000, 100, 1, 20),
+				new AssignorScale.Size(1_000, 10, 1_000, 1), new AssignorScale.Size(10_000, 1_000, 1, 1))) {
 			List<AssignorScale.Result> results = AssignorScale.run(size);
 			results.forEach((result) -> table.append('\n').append(result.row()));
 			assertThat(results).allSatisfy((result) -> assertThat(result.error()).isEqualTo(AssignmentError.NONE));
