@@ -333,15 +333,18 @@ public final class MemberRuntime implements AutoCloseable {
 			boolean own = rejoin.instanceId().equals(self.instanceId()) && rejoin.incarnation().equals(self.incarnation());
 			if (!own && rejoin.generation() >= trigger.observedGeneration()) {
 				trigger.follow(rejoin.reason() + " (" + self.instanceId() + " rejoins as " + rejoin.instanceId()
-						+ " asked)");
+						+ " asked)", rejoin.generation());
 			}
 		}
 		else if (record instanceof LeaveRecord leave && leave.ended().isPresent()
-				&& this.reader.plan(leave.instanceId(), leave.incarnation()).isPresent()
-				&& this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION)
-						>= trigger.observedGeneration()) {
-			trigger.follow("incremental-rebalance: " + leave.instanceId() + " left the group ("
-					+ leave.ended().get() + ")");
+				&& this.reader.plan(leave.instanceId(), leave.incarnation()).isPresent()) {
+			int planGeneration = this.reader.planEpoch()
+				.map(PlanEpoch::generation)
+				.orElse(PlanEpoch.UNKNOWN_GENERATION);
+			if (planGeneration >= trigger.observedGeneration()) {
+				trigger.follow("incremental-rebalance: " + leave.instanceId() + " left the group ("
+						+ leave.ended().get() + ")", planGeneration);
+			}
 		}
 		else if (record instanceof PlanEpoch) {
 			ScheduledExecutorService checks = this.scheduler;

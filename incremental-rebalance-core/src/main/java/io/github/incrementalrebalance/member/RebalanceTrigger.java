@@ -56,16 +56,20 @@ public final class RebalanceTrigger {
 	 */
 	public void request(String reason) {
 		this.requested.incrementAndGet();
-		this.pending.set(new Request(reason, true));
+		this.pending.set(new Request(reason, true, Integer.MAX_VALUE));
 	}
 
 	/**
 	 * Rejoin because another member asked the group to; returns at once. Not announced again; a request of this
-	 * instance's own that waits is kept, with its announcement.
+	 * instance's own that waits is kept, with its announcement. Dropped when a main consumer of this instance
+	 * completes a later generation before one takes it: the rebalance asked for happened meanwhile, and this member
+	 * was in it (a consumer busy with its new tasks polls late), so joining again would only start another round,
+	 * which the others would join at their next heartbeat.
 	 * @param reason why, sent to the group coordinator and logged by it
+	 * @param generation the last generation the asking member had completed
 	 */
-	public void follow(String reason) {
-		this.pending.accumulateAndGet(new Request(reason, false),
+	public void follow(String reason, int generation) {
+		this.pending.accumulateAndGet(new Request(reason, false, generation),
 				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting : next);
 	}
 
@@ -145,7 +149,7 @@ public final class RebalanceTrigger {
 				return null;
 			}
 			if (this.pending.compareAndSet(waiting, null)) {
-				return waiting;
+				return (waiting.announce() || waiting.generation() >= this.generation.get()) ? waiting : null;
 			}
 		}
 	}
@@ -190,8 +194,9 @@ public final class RebalanceTrigger {
 	 *
 	 * @param reason why
 	 * @param announce whether the other members are to be asked to rejoin too
+	 * @param generation for a request followed, the last generation its asker had completed
 	 */
-	record Request(String reason, boolean announce) {
+	record Request(String reason, boolean announce, int generation) {
 	}
 
 }

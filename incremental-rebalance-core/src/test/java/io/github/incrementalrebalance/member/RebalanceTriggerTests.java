@@ -14,7 +14,7 @@ class RebalanceTriggerTests {
 
 	@Test
 	void ownRequestWhileItsJoinIsInFlightWaitsAndIsDroppedOnceTheRebalanceCompletes() {
-		this.trigger.follow("another member asked");
+		this.trigger.follow("another member asked", -1);
 		RebalanceTrigger.Request followed = this.trigger.take();
 		assertThat(followed).isNotNull();
 		this.trigger.enforced(followed);
@@ -38,9 +38,29 @@ class RebalanceTriggerTests {
 		this.trigger.request("b is leaving");
 		this.trigger.enforced(this.trigger.take());
 
-		this.trigger.follow("learners ready [0_0] (a rejoins as c asked)");
+		this.trigger.follow("learners ready [0_0] (a rejoins as c asked)", 4);
 
 		assertThat(this.trigger.take()).isNotNull();
+	}
+
+	/**
+	 * a's partitions were revoked in generation 5 and it asked the others to join the next round; that round
+	 * (generation 6) completed with this member in it before its consumer, busy with new tasks, polled: joining again
+	 * would start a round the others join only at their next heartbeat.
+	 */
+	@Test
+	void anotherMembersRequestIsDroppedWhenARebalanceCompletedSinceItWasAsked() {
+		this.trigger.generationCompleted(5);
+		this.trigger.follow("2 partition(s) revoked in generation 5 go to their new owners (c rejoins as a asked)", 5);
+
+		this.trigger.generationCompleted(6);
+
+		assertThat(this.trigger.take()).as("answered by generation 6").isNull();
+		assertThat(this.trigger.isPending()).isFalse();
+		assertThat(this.trigger.followedCount()).isZero();
+
+		this.trigger.follow("learners ready [0_1] (c rejoins as b asked)", 6);
+		assertThat(this.trigger.take()).as("asked after generation 6: not answered yet").isNotNull();
 	}
 
 }
