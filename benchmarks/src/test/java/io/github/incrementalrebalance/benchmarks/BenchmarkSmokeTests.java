@@ -73,6 +73,10 @@ class BenchmarkSmokeTests {
 
 		assertThat(learners.restored()).as("c's learners were ready").isLessThanOrEqualTo(settings.acceptableLag());
 		assertThat(learners.complete()).isPositive();
+		assertThat(learners.timeline()).extracting(Timeline.Step::name)
+			.as("c's learners warmed up before c ran its share")
+			.anyMatch((step) -> step.startsWith("warm-ups on c caught up"))
+			.contains("warm-ups on c start");
 	}
 
 	@Test

@@ -69,6 +69,9 @@ final class ScaleOut implements Scenario {
 		Set<TaskId> unmoved = new HashSet<>(ownerBefore.keySet());
 		unmoved.removeAll(moved);
 		timeline.read(to, group.gapMeter(), moved, old, instances);
+		all.subList(this.before, this.after)
+			.forEach((newcomer) -> timeline.readWarmUps(newcomer, newcomer.activeTasks(),
+					group.settings().acceptableLag()));
 		long restored = moved.stream()
 			.mapToLong((task) -> all.stream().mapToLong((instance) -> instance.restoredRecords().restoredInto(task)).sum())
 			.sum();

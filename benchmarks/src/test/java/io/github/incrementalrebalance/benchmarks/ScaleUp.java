@@ -44,6 +44,7 @@ final class ScaleUp implements Scenario {
 		unmoved.removeAll(moved);
 		Instant to = Instant.now();
 		timeline.read(to, group.gapMeter(), moved, List.of(a, b), a, b, c);
+		timeline.readWarmUps(c, moved, group.settings().acceptableLag());
 		long restored = moved.stream().mapToLong((task) -> c.restoredRecords().restoredInto(task)).sum();
 		return group.measure(moved, unmoved, timeline, to, restored,
 				Math.max(a.rebalancesSince(timeline.start()), b.rebalancesSince(timeline.start())));

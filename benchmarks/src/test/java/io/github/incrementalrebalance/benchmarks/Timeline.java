@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -91,6 +92,29 @@ final class Timeline {
 			.flatMap(Optional::stream)
 			.max(Comparator.naturalOrder())
 			.ifPresent((at) -> mark("moved tasks' first record on their new owner (the last of them)", at));
+	}
+
+	/**
+	 * Read how the standbys of some tasks (learners, Kafka's warm-ups) warmed up on an instance: when the first
+	 * started loading, and when the last caught up, with the slowest one's time from its first batch.
+	 * @param instance the instance
+	 * @param tasks the tasks
+	 * @param acceptableLag the lag at which a standby counts as caught up
+	 */
+	void readWarmUps(StreamsInstance instance, Collection<TaskId> tasks, long acceptableLag) {
+		List<RestoredRecords.WarmUp> warmUps = tasks.stream()
+			.map((task) -> instance.restoredRecords().warmUp(task, acceptableLag))
+			.flatMap(Optional::stream)
+			.toList();
+		warmUps.stream()
+			.map(RestoredRecords.WarmUp::started)
+			.min(Comparator.naturalOrder())
+			.ifPresent((at) -> mark("warm-ups on " + instance.name() + " start", at));
+		warmUps.stream()
+			.max(Comparator.comparing(RestoredRecords.WarmUp::caughtUp))
+			.ifPresent((last) -> mark(String.format("warm-ups on %s caught up (the slowest in %.1f s)", instance.name(),
+					warmUps.stream().mapToLong((warmUp) -> warmUp.duration().toMillis()).max().orElse(0) / 1000.0),
+					last.caughtUp()));
 	}
 
 	/**

@@ -1,6 +1,11 @@
 package io.github.incrementalrebalance.testkit;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,6 +28,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	private final Map<TaskId, AtomicLong> restored = new ConcurrentHashMap<>();
 
 	private final Set<TaskId> promoted = ConcurrentHashMap.newKeySet();
+
+	private final Map<TaskId, List<Loaded>> standbyBatches = new ConcurrentHashMap<>();
 
 	RestoredRecords(StoreTasks storeTasks) {
 		this.storeTasks = storeTasks;
@@ -52,6 +59,23 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 		return Set.copyOf(this.promoted);
 	}
 
+	/**
+	 * How a standby of a task (a learner, a warm-up replica) warmed up on this instance: from its first loaded batch
+	 * to the first batch that left it at most an acceptable lag behind the changelog's end.
+	 * @param task the task
+	 * @param acceptableLag the lag at which it counts as caught up
+	 * @return the warm-up, empty when the standby loaded nothing or has not caught up yet
+	 */
+	public Optional<WarmUp> warmUp(TaskId task, long acceptableLag) {
+		List<Loaded> batches = this.standbyBatches.getOrDefault(task, List.of());
+		synchronized (batches) {
+			return batches.stream()
+				.filter((batch) -> batch.lag() <= acceptableLag)
+				.findFirst()
+				.map((caughtUp) -> new WarmUp(batches.get(0).at(), caughtUp.at()));
+		}
+	}
+
 	@Override
 	public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
 	}
@@ -73,6 +97,10 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	@Override
 	public void onBatchLoaded(TopicPartition partition, String storeName, TaskId taskId, long batchEndOffset,
 			long batchSize, long currentEndOffset) {
+		List<Loaded> batches = this.standbyBatches.computeIfAbsent(taskId, (task) -> new ArrayList<>());
+		synchronized (batches) {
+			batches.add(new Loaded(Instant.now(), Math.max(0, currentEndOffset - batchEndOffset)));
+		}
 	}
 
 	@Override
@@ -81,6 +109,22 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 		if (reason == SuspendReason.PROMOTED) {
 			this.storeTasks.taskOf(storeName, partition).ifPresent(this.promoted::add);
 		}
+	}
+
+	/**
+	 * A standby's warm-up.
+	 * @param started its first loaded batch
+	 * @param caughtUp its first batch within the acceptable lag
+	 */
+	public record WarmUp(Instant started, Instant caughtUp) {
+
+		public Duration duration() {
+			return Duration.between(this.started, this.caughtUp);
+		}
+
+	}
+
+	private record Loaded(Instant at, long lag) {
 	}
 
 }
