@@ -96,7 +96,8 @@ final class Timeline {
 
 	/**
 	 * Read how the standbys of some tasks (learners, Kafka's warm-ups) warmed up on an instance: when the first
-	 * started loading, and when the last caught up, with the slowest one's time from its first batch.
+	 * started loading, and when the last caught up. Warm-ups on one instance share its restore bandwidth (here the
+	 * throttle), so the time from the first start to the last catch-up is what a balanced group waits for.
 	 * @param instance the instance
 	 * @param tasks the tasks
 	 * @param acceptableLag the lag at which a standby counts as caught up
@@ -111,10 +112,9 @@ final class Timeline {
 			.min(Comparator.naturalOrder())
 			.ifPresent((at) -> mark("warm-ups on " + instance.name() + " start", at));
 		warmUps.stream()
-			.max(Comparator.comparing(RestoredRecords.WarmUp::caughtUp))
-			.ifPresent((last) -> mark(String.format("warm-ups on %s caught up (the slowest in %.1f s)", instance.name(),
-					warmUps.stream().mapToLong((warmUp) -> warmUp.duration().toMillis()).max().orElse(0) / 1000.0),
-					last.caughtUp()));
+			.map(RestoredRecords.WarmUp::caughtUp)
+			.max(Comparator.naturalOrder())
+			.ifPresent((at) -> mark("warm-ups on " + instance.name() + " caught up", at));
 	}
 
 	/**

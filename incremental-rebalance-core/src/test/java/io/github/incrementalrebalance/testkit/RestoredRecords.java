@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.testkit;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,11 +116,6 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	 * @param caughtUp its first batch within the acceptable lag
 	 */
 	public record WarmUp(Instant started, Instant caughtUp) {
-
-		public Duration duration() {
-			return Duration.between(this.started, this.caughtUp);
-		}
-
 	}
 
 	private record Loaded(Instant at, long lag) {
