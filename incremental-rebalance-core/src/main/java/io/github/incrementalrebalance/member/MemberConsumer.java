@@ -32,6 +32,19 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 	/** Set before the consumer closes: partitions revoked then are not handed over in a next round. */
 	private volatile boolean closing;
 
+	/**
+	 * How long after its first poll a new consumer's join is announced: by then its JoinGroup reached the
+	 * coordinator, which has put the group into a rebalance. Announced sooner, the others' joins could complete a
+	 * round without it, and its own would start another.
+	 */
+	static final Duration FIRST_JOIN_ANNOUNCED_AFTER = Duration.ofMillis(300);
+
+	/** When this consumer first polled, 0 before; only touched in poll. */
+	private long firstPoll;
+
+	/** Whether this consumer's first join was announced, or needs no announcement; only touched in poll. */
+	private boolean firstJoinSeen;
+
 	MemberConsumer(Consumer<byte[], byte[]> delegate, RebalanceTrigger trigger, LeaveOnClose leaveOnClose,
 			boolean staticMember, GroupMembership membership) {
 		super(delegate);
@@ -50,7 +63,31 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			delegate().enforceRebalance(request.reason());
 			this.trigger.enforced(request);
 		}
-		return delegate().poll(timeout);
+		ConsumerRecords<byte[], byte[]> records = delegate().poll(timeout);
+		if (!this.firstJoinSeen) {
+			announceFirstJoin();
+		}
+		return records;
+	}
+
+	/**
+	 * A new member's JoinGroup puts the group into a rebalance, which the other members join at their next heartbeat
+	 * unless told; told only while this instance completed no generation yet (a later consumer of a running instance
+	 * joins a round the others already know of).
+	 */
+	private void announceFirstJoin() {
+		long now = System.nanoTime();
+		if (this.firstPoll == 0) {
+			this.firstPoll = now | 1;
+			return;
+		}
+		if (now - this.firstPoll < FIRST_JOIN_ANNOUNCED_AFTER.toNanos()) {
+			return;
+		}
+		this.firstJoinSeen = true;
+		if (this.trigger.observedGeneration() < 0) {
+			this.trigger.joiningByItself("incremental-rebalance: a new member joins the group");
+		}
 	}
 
 	@Override
@@ -86,7 +123,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 				int generation = delegate().groupMetadata().generationId();
 				MemberConsumer.this.trigger.generationCompleted(generation);
 				if (revoked > 0) {
-					MemberConsumer.this.trigger.rejoiningAfterRevocation("incremental-rebalance: " + revoked
+					MemberConsumer.this.trigger.joiningByItself("incremental-rebalance: " + revoked
 							+ " partition(s) revoked in generation " + generation + " go to their new owners");
 				}
 			}

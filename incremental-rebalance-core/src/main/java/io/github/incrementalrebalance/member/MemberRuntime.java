@@ -301,13 +301,16 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * This member started a rebalance for a hand-over: ask the others to rejoin now (off the stream thread, which must
-	 * not wait for the cluster).
+	 * This member started a rebalance for a hand-over, or joins one by itself (its first join, the round after a
+	 * revoke): ask the others to rejoin now (off the stream thread, which must not wait for the cluster).
 	 */
 	private void askOthersToRejoin(RebalanceTrigger trigger, String reason) {
 		MemberIdentity self = this.identity;
-		RejoinRequest request = new RejoinRequest(self.instanceId(), self.incarnation(), trigger.observedGeneration(),
-				reason, this.clock.instant());
+		// a new member completed no generation: the last one planned is what the others have completed
+		int generation = (trigger.observedGeneration() >= 0) ? trigger.observedGeneration()
+				: this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+		RejoinRequest request = new RejoinRequest(self.instanceId(), self.incarnation(), generation, reason,
+				this.clock.instant());
 		CompletableFuture.runAsync(() -> this.writer.write(request).whenComplete((written, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not ask the other members to rejoin ({}): they rejoin at their next heartbeat",

@@ -164,13 +164,14 @@ public final class RebalanceTrigger {
 	}
 
 	/**
-	 * The consumer rejoins by itself after a rebalance that revoked some of its partitions: under the cooperative
-	 * protocol they reach their new owners only in the next round. That round is announced like a request of this
-	 * instance's own, or the others would join it at their next heartbeat, and a task moved one at a time (an eager
-	 * hand-over, a scale-up, a swap) would stall that long.
+	 * A main consumer joins the group by itself: after a rebalance that revoked some of its partitions (under the
+	 * cooperative protocol they reach their new owners only in the next round), or for the first time, as a new
+	 * member whose tasks the others would otherwise start to hand over only at their next heartbeat. Announced like a
+	 * request of this instance's own, so the others join that round at once, and a task moved one at a time (an eager
+	 * hand-over, a scale-up, a swap) does not stall for a heartbeat.
 	 * @param reason why, for the others' logs
 	 */
-	void rejoiningAfterRevocation(String reason) {
+	void joiningByItself(String reason) {
 		this.joiningSince = System.nanoTime() | 1;
 		for (Consumer<String> listener : this.enforcementListeners) {
 			listener.accept(reason);

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.member;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,12 +11,15 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class MemberClientSupplierTests {
 
@@ -129,6 +133,52 @@ class MemberClientSupplierTests {
 		assertThat(trigger.isPending()).isFalse();
 	}
 
+	/**
+	 * The rounds a member joins by itself, which the others would join at their next heartbeat: its first join, once
+	 * its JoinGroup had time to reach the coordinator, and the round after a rebalance that revoked some of its partitions (not a close).
+	 */
+	@Test
+	void roundsTheConsumerJoinsByItselfAreAnnounced() {
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		List<String> announced = new ArrayList<>();
+		trigger.addEnforcementListener(announced::add);
+		Consumer<byte[], byte[]> consumer = this.supplier.getConsumer(dynamic());
+		consumer.subscribe(List.of("input"), new ConsumerRebalanceListener() {
+
+			@Override
+			public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+			}
+
+			@Override
+			public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+			}
+
+		});
+		ConsumerRebalanceListener reporter = this.clients.listeners.get(0);
+
+		consumer.poll(Duration.ZERO);
+		consumer.poll(Duration.ZERO);
+		assertThat(announced).as("before its JoinGroup reached the coordinator").isEmpty();
+		await("the join announced").atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			consumer.poll(Duration.ZERO);
+			assertThat(announced).containsExactly("incremental-rebalance: a new member joins the group");
+		});
+		consumer.poll(Duration.ZERO);
+		assertThat(announced).as("once").hasSize(1);
+
+		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 0), new TopicPartition("input", 3)));
+		reporter.onPartitionsAssigned(List.of());
+		assertThat(announced).last().asString().contains("2 partition(s) revoked in generation 1");
+		reporter.onPartitionsAssigned(List.of());
+		assertThat(announced).as("a round that revoked nothing").hasSize(2);
+
+		consumer.close();
+		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 1)));
+		reporter.onPartitionsAssigned(List.of());
+		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(2);
+		assertThat(trigger.observedGeneration()).isEqualTo(1);
+	}
+
 	@Test
 	void otherClientsComeFromTheDelegateUnchanged() {
 		Map<String, Object> config = Map.of("k", "v");
@@ -163,6 +213,8 @@ class MemberClientSupplierTests {
 
 		final List<CloseOptions> closes = new ArrayList<>();
 
+		final List<ConsumerRebalanceListener> listeners = new ArrayList<>();
+
 		@Override
 		public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
 			throw new UnsupportedOperationException();
@@ -190,6 +242,12 @@ class MemberClientSupplierTests {
 				public void close(CloseOptions options) {
 					RecordingSupplier.this.closes.add(options);
 					super.close(options);
+				}
+
+				@Override
+				public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+					RecordingSupplier.this.listeners.add(listener);
+					super.subscribe(topics, listener);
 				}
 			};
 			this.consumers.add(consumer);

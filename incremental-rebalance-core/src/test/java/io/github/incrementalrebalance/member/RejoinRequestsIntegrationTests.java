@@ -79,17 +79,62 @@ class RejoinRequestsIntegrationTests {
 		assertThat(eager.others()).as("the other tasks' stall").isLessThan(Duration.ofSeconds(2));
 	}
 
+	/**
+	 * A scale-up at a 5 s heartbeat: the new member's join starts a round the others would join at their next
+	 * heartbeat (before its learners are even placed), and each task it takes is revoked from its owner in one round
+	 * and taken in the next. Announced, both cost what the cluster needs.
+	 */
+	@Test
+	void scaleUpAtAFiveSecondHeartbeatPlacesLearnersAtOnceAndMovesTasksUnderTwoSeconds() {
+		String applicationId = "rejoin-scale-up";
+		CountingApplication run = new CountingApplication(broker, applicationId, PARTITIONS);
+		try (TrackingProducer producer = run.producer();
+				StreamsLauncher launcher = launcher(run, applicationId, "conservative", true)) {
+			StreamsInstance a = start(launcher, "a", RESTORE_RATE);
+			StreamsInstance b = start(launcher, "b", RESTORE_RATE);
+			run.loadAndSettle(producer, KEYS_PER_TASK, a, b);
+			Instant startedAt = Instant.now();
+
+			StreamsInstance c = start(launcher, "c", RESTORE_RATE);
+
+			await("c's learners placed").atMost(Duration.ofMinutes(1)).until(() -> !c.standbyTasks().isEmpty());
+			Duration untilLearners = Duration.between(startedAt, Instant.now());
+			await("c runs its share").atMost(Duration.ofMinutes(2))
+				.until(() -> StreamsInstance.allRunning(a, b, c) && c.activeTasks().size() == PARTITIONS / 3
+						&& run.gapMeter().allProcessedSince(c.activeTasks(), Instant.now().minusMillis(300)));
+			Instant done = Instant.now();
+			Set<TaskId> moved = c.activeTasks();
+			Duration stall = run.gapMeter().longestGap(moved, startedAt, done);
+			System.out.printf("Scale-up at a 5 s heartbeat: c's learners placed %d ms after its start, moved tasks "
+					+ "stalled %d ms, rebalances of a %d%n", untilLearners.toMillis(), stall.toMillis(),
+					a.rebalancesSince(startedAt));
+			assertThat(untilLearners).as("the others joined c's first round at once").isLessThan(Duration.ofSeconds(2));
+			assertThat(stall).as("moved tasks' stall, revoked and taken in the next round")
+				.isLessThan(Duration.ofSeconds(2));
+			for (TaskId task : moved) {
+				assertThat(c.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
+					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
+			}
+			run.verifyCounts(producer);
+		}
+	}
+
+	private StreamsLauncher launcher(CountingApplication run, String applicationId, String mode,
+			boolean rejoinRequests) {
+		return run.launcher(this.stateRoot.resolve(applicationId))
+			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+			.property(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 5_000)
+			.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 45_000)
+			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, mode)
+			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
+			.property(LearnerConfig.REJOIN_REQUESTS_CONFIG, rejoinRequests);
+	}
+
 	private Drained drain(String applicationId, String mode, boolean rejoinRequests, long restoreRateOfC) {
 		CountingApplication run = new CountingApplication(broker, applicationId, PARTITIONS);
 		try (TrackingProducer producer = run.producer();
-				StreamsLauncher launcher = run.launcher(this.stateRoot.resolve(applicationId))
-					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
-					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-					.property(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 5_000)
-					.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 45_000)
-					.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, mode)
-					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
-					.property(LearnerConfig.REJOIN_REQUESTS_CONFIG, rejoinRequests)) {
+				StreamsLauncher launcher = launcher(run, applicationId, mode, rejoinRequests)) {
 			StreamsInstance a = start(launcher, "a", RESTORE_RATE);
 			StreamsInstance b = start(launcher, "b", RESTORE_RATE);
 			StreamsInstance c = start(launcher, "c", restoreRateOfC);
