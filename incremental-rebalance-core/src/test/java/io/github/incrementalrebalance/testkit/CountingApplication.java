@@ -80,7 +80,7 @@ public final class CountingApplication {
 					&& StreamsInstance.activeTasksOf(instances).size() == this.partitions);
 		producer.load(this.partitions, keysPerTask, 1);
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
-				Duration.ofMinutes(3));
+				countingTime(keysPerTask));
 		producer.startMarkers(this.partitions, Duration.ofMillis(50));
 		await("markers flowing").atMost(Duration.ofSeconds(30))
 			.until(() -> StreamsInstance.allRunning(instances) && this.gapMeter
@@ -94,7 +94,16 @@ public final class CountingApplication {
 	public void verifyCounts(TrackingProducer producer) {
 		producer.stopMarkers();
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
-				Duration.ofMinutes(2));
+				countingTime(producer.acknowledgedCounts().size() / this.partitions));
+	}
+
+	/**
+	 * How long counting a load and reading it back may take: minutes for the usual sizes, and more for the millions
+	 * of records of a state-size benchmark (counted and read back at 10 000 records a second at least, even on a
+	 * shared 2-core machine).
+	 */
+	private Duration countingTime(int keysPerTask) {
+		return Duration.ofMinutes(3).plusSeconds((long) keysPerTask * this.partitions / 10_000);
 	}
 
 }
