@@ -116,6 +116,7 @@ final class BenchmarkGroup implements AutoCloseable {
 			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, settings.acceptableLag())
 			.property(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, strategy.standbys())
 			.property(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, KAFKA_FASTEST_PROBE.toMillis())
+			.property(LearnerConfig.BALANCING_FACTOR_CONFIG, settings.balancingFactor())
 			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
 					(strategy == Strategy.LEARNER_EAGER) ? "eager" : "conservative");
 	}
@@ -145,9 +146,14 @@ final class BenchmarkGroup implements AutoCloseable {
 	 * @param restoreRate restored records per second per instance (a slower disk); 0 for unlimited
 	 * @param acceptableLag {@code acceptable.recovery.lag}
 	 * @param kafkaGroupTimings Kafka's heartbeat (3 s) and session timeout (45 s) instead of 500 ms and 6 s
+	 * @param balancingFactor the learner assignor's {@code stream.worker.balancing.factor}
 	 */
-	record Settings(int partitions, int keysPerTask, long restoreRate, long acceptableLag,
-			boolean kafkaGroupTimings) {
+	record Settings(int partitions, int keysPerTask, long restoreRate, long acceptableLag, boolean kafkaGroupTimings,
+			double balancingFactor) {
+
+		Settings(int partitions, int keysPerTask, long restoreRate, long acceptableLag, boolean kafkaGroupTimings) {
+			this(partitions, keysPerTask, restoreRate, acceptableLag, kafkaGroupTimings, 2.0);
+		}
 
 		static Settings fromSystemProperties() {
 			return fromSystemProperties(10_000);
@@ -160,11 +166,18 @@ final class BenchmarkGroup implements AutoCloseable {
 		}
 
 		Settings withKeysPerTask(int keys) {
-			return new Settings(this.partitions, keys, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings);
+			return new Settings(this.partitions, keys, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings,
+					this.balancingFactor);
 		}
 
 		Settings withPartitions(int tasks) {
-			return new Settings(tasks, this.keysPerTask, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings);
+			return new Settings(tasks, this.keysPerTask, this.restoreRate, this.acceptableLag, this.kafkaGroupTimings,
+					this.balancingFactor);
+		}
+
+		Settings withBalancingFactor(double factor) {
+			return new Settings(this.partitions, this.keysPerTask, this.restoreRate, this.acceptableLag,
+					this.kafkaGroupTimings, factor);
 		}
 
 		/**

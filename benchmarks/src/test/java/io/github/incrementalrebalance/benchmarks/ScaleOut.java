@@ -44,6 +44,9 @@ final class ScaleOut implements Scenario {
 			old.add(group.start(name(instance)));
 		}
 		group.loadAndSettle(old.toArray(StreamsInstance[]::new));
+		int shareBefore = group.settings().partitions() / this.before;
+		await("every old instance runs its share").atMost(Duration.ofMinutes(5))
+			.until(() -> old.stream().allMatch((instance) -> instance.activeTasks().size() == shareBefore));
 		Map<TaskId, String> ownerBefore = owners(old);
 		Timeline timeline = new Timeline(Instant.now());
 
