@@ -4,11 +4,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Function;
 
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.testkit.GapMeter;
@@ -78,17 +79,20 @@ final class Timeline {
 				.forEach((change) -> mark(instance.name() + " " + change.to().name().toLowerCase(Locale.ROOT),
 						change.at()));
 		}
-		Function<TaskId, Optional<Instant>> lastOnOldOwner = (task) -> from.stream()
-			.map((instance) -> gaps.lastProcessedBy(task, instance.name(), this.start, to))
-			.flatMap(Optional::stream)
-			.max(Comparator.naturalOrder());
-		moved.stream()
-			.map(lastOnOldOwner)
-			.flatMap(Optional::stream)
+		Map<TaskId, Instant> lastOnOldOwner = new HashMap<>();
+		for (TaskId task : moved) {
+			from.stream()
+				.map((instance) -> gaps.lastProcessedBy(task, instance.name(), this.start, to))
+				.flatMap(Optional::stream)
+				.max(Comparator.naturalOrder())
+				.ifPresent((at) -> lastOnOldOwner.put(task, at));
+		}
+		lastOnOldOwner.values()
+			.stream()
 			.max(Comparator.naturalOrder())
 			.ifPresent((at) -> mark("moved tasks' last record on their old owner", at));
 		moved.stream()
-			.map((task) -> gaps.firstProcessedAfter(task, lastOnOldOwner.apply(task).orElse(this.start)))
+			.map((task) -> gaps.firstProcessedAfter(task, lastOnOldOwner.getOrDefault(task, this.start)))
 			.flatMap(Optional::stream)
 			.max(Comparator.naturalOrder())
 			.ifPresent((at) -> mark("moved tasks' first record on their new owner (the last of them)", at));

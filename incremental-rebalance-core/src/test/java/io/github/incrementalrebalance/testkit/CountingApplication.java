@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.testkit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 
@@ -93,8 +94,9 @@ public final class CountingApplication {
 	 */
 	public void verifyCounts(TrackingProducer producer) {
 		producer.stopMarkers();
-		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
-				countingTime(producer.acknowledgedCounts().size() / this.partitions));
+		Map<String, Long> sent = producer.acknowledgedCounts();
+		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), sent,
+				countingTime(sent.size() / this.partitions));
 	}
 
 	/**
