@@ -64,6 +64,11 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String REJOIN_REQUESTS_CONFIG = "incremental.rebalance.rejoin.requests";
 
+	/**
+	 * How often a member with learners publishes their progress (lag, restore rate, ETA) on the control topic.
+	 */
+	public static final String PROGRESS_INTERVAL_MS_CONFIG = "incremental.rebalance.progress.interval.ms";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -102,6 +107,9 @@ public final class LearnerConfig extends AbstractConfig {
 				"true: a member that starts a rebalance for a hand-over (it leaves, its learners are ready, it left) "
 						+ "asks the others over the control topic to rejoin at once, so that a round costs no heartbeat "
 						+ "interval; false: the others rejoin at their next heartbeat.")
+		.define(PROGRESS_INTERVAL_MS_CONFIG, Type.LONG, 2_000L, ConfigDef.Range.atLeast(100), Importance.LOW,
+				"How often a member with learners publishes their progress (lag, restore rate, ETA) on the control "
+						+ "topic: one small record per member per interval, none without learners.")
 		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
@@ -173,6 +181,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public Duration leaveRecordRetention() {
 		return Duration.ofMillis(getLong(LEAVE_RECORD_RETENTION_MS_CONFIG));
+	}
+
+	public Duration progressInterval() {
+		return Duration.ofMillis(getLong(PROGRESS_INTERVAL_MS_CONFIG));
 	}
 
 	public Duration learnerProbeInterval() {

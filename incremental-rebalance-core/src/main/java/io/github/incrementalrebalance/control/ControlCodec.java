@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.control;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,8 @@ public final class ControlCodec {
 	/**
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
 	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
-	 * rejoin with {@code rejoin/<id>}. Version 1 is still read.
+	 * rejoin with {@code rejoin/<id>} and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
+	 * Version 1 is still read.
 	 */
 	static final int VERSION = 2;
 
@@ -85,6 +87,19 @@ public final class ControlCodec {
 			node.put("reason", rejoin.reason());
 			node.put("at", rejoin.at().toEpochMilli());
 		}
+		else if (record instanceof ProgressRecord progress) {
+			node.put("incarnation", progress.incarnation());
+			node.put("at", progress.at().toEpochMilli());
+			ArrayNode learners = node.putArray("learners");
+			for (ProgressRecord.LearnerProgress learner : progress.learners()) {
+				ObjectNode entry = learners.addObject();
+				entry.put("task", learner.task());
+				entry.put("lag", learner.lag());
+				entry.put("recordsPerSecond", learner.recordsPerSecond());
+				entry.put("ready", learner.ready());
+				learner.eta().ifPresent((eta) -> entry.put("etaMs", eta.toMillis()));
+			}
+		}
 		else if (record instanceof PlanEpoch epoch) {
 			node.put("generation", epoch.generation());
 			node.put("replaces", epoch.replaces());
@@ -112,9 +127,11 @@ public final class ControlCodec {
 		boolean leave = key.startsWith(LeaveRecord.KEY_PREFIX) && key.length() > LeaveRecord.KEY_PREFIX.length();
 		boolean plan = key.startsWith(PlanRecord.KEY_PREFIX) && key.length() > PlanRecord.KEY_PREFIX.length();
 		boolean rejoin = key.startsWith(RejoinRequest.KEY_PREFIX) && key.length() > RejoinRequest.KEY_PREFIX.length();
-		if (!leave && !plan && !rejoin && !PlanEpoch.KEY.equals(key)) {
+		boolean progress = key.startsWith(ProgressRecord.KEY_PREFIX)
+				&& key.indexOf('/', ProgressRecord.KEY_PREFIX.length()) > ProgressRecord.KEY_PREFIX.length();
+		if (!leave && !plan && !rejoin && !progress && !PlanEpoch.KEY.equals(key)) {
 			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, "
-					+ "plan/<id>/<incarnation>, rejoin/<id> or " + PlanEpoch.KEY + ")");
+					+ "plan/<id>/<incarnation>, rejoin/<id>, progress/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
 		}
 		if (value == null) {
 			return Optional.empty();
@@ -147,6 +164,12 @@ public final class ControlCodec {
 					requiredText(key, node, "incarnation"), requiredLong(key, node, "generation").intValue(),
 					Optional.ofNullable(node.get("reason")).map(JsonNode::asText).orElse(""),
 					Instant.ofEpochMilli(requiredLong(key, node, "at"))));
+		}
+		if (progress) {
+			String start = key.substring(ProgressRecord.KEY_PREFIX.length());
+			return Optional.of(new ProgressRecord(start.substring(0, start.indexOf('/')),
+					requiredText(key, node, "incarnation"), Instant.ofEpochMilli(requiredLong(key, node, "at")),
+					learnerProgress(key, node)));
 		}
 		if (plan) {
 			String start = key.substring(PlanRecord.KEY_PREFIX.length());
@@ -187,6 +210,28 @@ public final class ControlCodec {
 		}
 		return Optional.of(new LeaveRecord.Ended(requiredText(key, ended, "outcome"), requiredText(key, ended, "reason"),
 				requiredLong(key, ended, "tasksMovedCold").intValue()));
+	}
+
+	private static List<ProgressRecord.LearnerProgress> learnerProgress(String key, JsonNode node) {
+		JsonNode learners = node.get("learners");
+		if (learners == null || !learners.isArray()) {
+			throw new MalformedControlRecordException("value of '" + key + "' needs an array field 'learners'");
+		}
+		List<ProgressRecord.LearnerProgress> progress = new ArrayList<>();
+		for (JsonNode learner : learners) {
+			if (!learner.isObject()) {
+				throw new MalformedControlRecordException("value of '" + key + "' has a learner that is not an object");
+			}
+			JsonNode rate = learner.get("recordsPerSecond");
+			if (rate == null || !rate.isNumber()) {
+				throw new MalformedControlRecordException("value of '" + key + "' has a learner without a number "
+						+ "'recordsPerSecond'");
+			}
+			progress.add(new ProgressRecord.LearnerProgress(requiredText(key, learner, "task"),
+					requiredLong(key, learner, "lag"), rate.asDouble(), learner.path("ready").asBoolean(false),
+					optionalLong(key, learner, "etaMs").map(Duration::ofMillis)));
+		}
+		return progress;
 	}
 
 	private static HandOverReason handOverReason(String key, String name) {

@@ -3,7 +3,7 @@ package io.github.incrementalrebalance.control;
 /**
  * A record of the control topic: compacted, so the latest value per key is the state.
  */
-public sealed interface ControlRecord permits LeaveRecord, PlanRecord, PlanEpoch, RejoinRequest {
+public sealed interface ControlRecord permits LeaveRecord, PlanRecord, PlanEpoch, RejoinRequest, ProgressRecord {
 
 	/**
 	 * The record's key on the control topic.

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.assignor.LeaveRequest;
 import org.apache.kafka.clients.admin.Admin;
@@ -59,6 +60,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	/** Plan records by key, then by generation: a late write of a former leader never hides the current plan. */
 	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
+
+	private final Map<String, ProgressRecord> progress = new ConcurrentHashMap<>();
 
 	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
 
@@ -170,6 +173,29 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			.filter(Objects::nonNull)
 			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
 			.toList();
+	}
+
+	/**
+	 * The learners' progress of the members of the current plan: a record of a start that is no longer in the group
+	 * (it crashed before deleting it) is left out.
+	 * @return the records, by instance id (then incarnation)
+	 */
+	public List<ProgressRecord> progress() {
+		Set<String> starts = plans().stream()
+			.map((plan) -> ProgressRecord.keyOf(plan.instanceId(), plan.incarnation()))
+			.collect(Collectors.toSet());
+		return this.progress.values().stream()
+			.filter((record) -> starts.contains(record.key()))
+			.sorted(Comparator.comparing(ProgressRecord::instanceId).thenComparing(ProgressRecord::incarnation))
+			.toList();
+	}
+
+	/**
+	 * The keys of the progress records read, for the leader's housekeeping.
+	 * @return the keys
+	 */
+	public Set<String> progressKeys() {
+		return Set.copyOf(this.progress.keySet());
 	}
 
 	/**
@@ -369,6 +395,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			else if (key.startsWith(RejoinRequest.KEY_PREFIX)) {
 				this.rejoins.remove(key.substring(RejoinRequest.KEY_PREFIX.length()));
 			}
+			else if (key.startsWith(ProgressRecord.KEY_PREFIX)) {
+				this.progress.remove(key);
+			}
 			return;
 		}
 		ControlRecord value = decoded.get();
@@ -377,6 +406,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		}
 		else if (value instanceof RejoinRequest rejoin) {
 			this.rejoins.put(rejoin.instanceId(), rejoin);
+		}
+		else if (value instanceof ProgressRecord learners) {
+			this.progress.put(key, learners);
 		}
 		else if (value instanceof PlanRecord plan) {
 			this.plans.compute(key, (k, held) -> {

@@ -89,18 +89,22 @@ public final class PlanPublisher implements PlanListener {
 		Instant at = this.clock.instant();
 		List<ControlRecord> records = new ArrayList<>();
 		Set<String> keys = new HashSet<>();
+		Set<String> progressKeys = new HashSet<>();
 		for (MemberPlan member : plan.members()) {
 			PlanRecord record = PlanRecord.of(member, generation);
 			records.add(record);
 			keys.add(record.key());
+			progressKeys.add(ProgressRecord.keyOf(member.instanceId(), member.incarnation()));
 		}
 		int replaces = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
 		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.explain(at),
 				List.copyOf(plan.duplicateInstanceIds())));
 		warnOfStaleLeaves(plan);
 		List<String> tombstones = new ArrayList<>(leavesOfLongGoneMembers(plan, at));
-		// plans of member starts that are no longer in the group, rejoin requests of instances no longer in it
+		// plans and progress of member starts that are no longer in the group, rejoin requests of instances no longer
+		// in it
 		this.reader.planKeys().stream().filter((key) -> !keys.contains(key)).forEach(tombstones::add);
+		this.reader.progressKeys().stream().filter((key) -> !progressKeys.contains(key)).forEach(tombstones::add);
 		Set<String> members = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
 		this.reader.rejoinRequests().values().stream()
 			.filter((rejoin) -> !members.contains(rejoin.instanceId()))

@@ -395,7 +395,7 @@ final class Drain {
 		closer.start();
 	}
 
-	private static void await(CompletableFuture<?> write, String what) {
+	static void await(CompletableFuture<?> write, String what) {
 		try {
 			write.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 		}

@@ -33,7 +33,10 @@ public class LeaveRefusedException extends RuntimeException {
 		CONTROL_TOPIC_UNAVAILABLE,
 
 		/** No other member of the group would stay: its tasks would have nowhere to go (ask again with force). */
-		LAST_STABLE_MEMBER
+		LAST_STABLE_MEMBER,
+
+		/** No member of the last plan has the instance id asked. */
+		UNKNOWN_INSTANCE
 
 	}
 

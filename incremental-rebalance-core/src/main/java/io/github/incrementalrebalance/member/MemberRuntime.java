@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
@@ -36,10 +37,13 @@ import io.github.incrementalrebalance.control.ControlTopicException;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.control.DrainProgress;
+import io.github.incrementalrebalance.control.LeaveAsk;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.control.RejoinRequest;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -116,7 +120,13 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private volatile LearnerWatcher watcher;
 
+	private volatile LearnerProgressReporter progressReporter;
+
+	private final List<Consumer<List<LearnerProgress>>> progressListeners = new CopyOnWriteArrayList<>();
+
 	private StoreTasks storeTasks;
+
+	private volatile Supplier<Map<TaskId, Long>> learnerLags;
 
 	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
 
@@ -371,9 +381,14 @@ public final class MemberRuntime implements AutoCloseable {
 		StoreTasks storeTasks = StoreTasks.of(topology);
 		this.storeTasks = storeTasks;
 		long acceptableLag = acceptableRecoveryLag();
-		this.watcher = new LearnerWatcher(this.identity, this.reader, () -> localLags(storeTasks),
+		Supplier<Map<TaskId, Long>> lags = new RecentLags(() -> localLags(storeTasks), this.clock);
+		this.watcher = new LearnerWatcher(this.identity, this.reader, lags,
 				this.clientSupplier.rebalanceTrigger(), acceptableLag, this.config.learnerRebalance(),
 				heartbeatInterval().multipliedBy(2), this.clock);
+		this.progressReporter = new LearnerProgressReporter(this.identity, this.writer,
+				new LearnerProgressTracker(acceptableLag), this.config.progressInterval(), this.clock);
+		this.progressListeners.forEach(this.progressReporter::addListener);
+		this.learnerLags = lags;
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
 				this.clientSupplier.leaveOnClose(), this.clientSupplier.groupMembership(), this::closeStreams, this::statefulActiveTasks, UNANSWERED_LEAVE,
 				this.clock);
@@ -555,6 +570,70 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
+	 * Ask a member of this group to leave, this one or another (from the page of any instance): another member is
+	 * asked with the same leave record the command line writes, after the same checks.
+	 * @param instanceId the member
+	 * @param timeout that leave's scale-down timeout; empty for the member's own
+	 * @param source who asks, for the record
+	 * @param force leave even when the last plan shows no other member that would stay
+	 * @return whether this call asked it (false when it is leaving already)
+	 * @throws LeaveRefusedException when it cannot be asked, with the reason
+	 */
+	public boolean leaveOf(String instanceId, Optional<Duration> timeout, String source, boolean force) {
+		if (instanceId.equals(this.identity.instanceId())) {
+			return leave(timeout, source, force);
+		}
+		Optional<String> unreadable = controlTopicProblem();
+		if (unreadable.isPresent()) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, "The "
+					+ unreadable.get() + ": cannot ask " + instanceId + " to leave", null);
+		}
+		LeaveAsk ask = LeaveAsk.decide(this.reader.plans(), this.reader.planEpoch(), List.of(instanceId), force).get(0);
+		if (ask.refusal().isPresent()) {
+			throw new LeaveRefusedException(switch (ask.refusal().get()) {
+				case UNKNOWN_INSTANCE -> LeaveRefusedException.Reason.UNKNOWN_INSTANCE;
+				case DUPLICATE_INSTANCE_ID -> LeaveRefusedException.Reason.DUPLICATE_INSTANCE_ID;
+				case NO_MEMBER_WOULD_STAY -> LeaveRefusedException.Reason.LAST_STABLE_MEMBER;
+			}, ask.describeRefusal(applicationId()).orElseThrow(), null);
+		}
+		boolean leaving = this.reader.leaveRecord(instanceId)
+			.filter((leave) -> leave.pending() && ask.incarnation().equals(Optional.of(leave.incarnation())))
+			.isPresent();
+		if (leaving) {
+			return false;
+		}
+		write(ask.request(this.clock.instant(), timeout, source).orElseThrow(), "ask " + instanceId + " to leave");
+		return true;
+	}
+
+	/**
+	 * Cancel the leave of a member of this group, this one or another, if it has not finished.
+	 * @param instanceId the member
+	 * @return whether a leave was cancelled
+	 * @throws LeaveRefusedException when the cancel cannot be written to the control topic
+	 */
+	public boolean cancelLeaveOf(String instanceId) {
+		if (instanceId.equals(this.identity.instanceId())) {
+			return cancel();
+		}
+		Optional<LeaveRecord> leave = this.reader.leaveRecord(instanceId).filter(LeaveRecord::pending);
+		if (leave.isEmpty()) {
+			return false;
+		}
+		write(leave.get().cancel("endpoint"), "cancel the leave of " + instanceId);
+		return true;
+	}
+
+	private void write(LeaveRecord record, String what) {
+		try {
+			Drain.await(this.writer.write(record), what);
+		}
+		catch (IllegalStateException ex) {
+			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		}
+	}
+
+	/**
 	 * The application id of this member's Kafka Streams.
 	 * @return the application id
 	 */
@@ -667,6 +746,41 @@ public final class MemberRuntime implements AutoCloseable {
 		return tasks;
 	}
 
+	/**
+	 * This member's learners as last sampled: lag, restore rate, and when each will be ready.
+	 * @return their progress, empty without learners
+	 */
+	public List<LearnerProgress> learnerProgress() {
+		LearnerProgressReporter reporter = this.progressReporter;
+		return (reporter != null) ? reporter.current() : List.of();
+	}
+
+	/**
+	 * Be told of each sample of this member's learners (twice a second while it has some, once more when they are
+	 * gone).
+	 * @param listener gets the learners' progress
+	 */
+	public void addProgressListener(Consumer<List<LearnerProgress>> listener) {
+		this.progressListeners.add(listener);
+		LearnerProgressReporter reporter = this.progressReporter;
+		if (reporter != null) {
+			reporter.addListener(listener);
+		}
+	}
+
+	/**
+	 * This member's drain as the group's progress records show it, while it leaves.
+	 * @return its drain, empty unless the current plan shows it leaving
+	 */
+	public Optional<DrainProgress> drainProgress() {
+		return DrainProgress.of(this.reader.plans(), this.reader.progress(), this.reader.leaveRecords(),
+				this.clock.instant())
+			.stream()
+			.filter((drain) -> drain.instanceId().equals(this.identity.instanceId())
+					&& drain.incarnation().equals(this.identity.incarnation()))
+			.findFirst();
+	}
+
 	public MemberState state() {
 		Drain current = this.drain;
 		return (current != null) ? current.state() : MemberState.STABLE;
@@ -703,6 +817,8 @@ public final class MemberRuntime implements AutoCloseable {
 		}
 		try {
 			current.check();
+			this.progressReporter.check(this.reader.plan(this.identity.instanceId(), this.identity.incarnation()),
+					this.learnerLags);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Learner check of {} failed", this.identity.instanceId(), ex);

@@ -78,6 +78,18 @@ class ControlCodecTests {
 	}
 
 	@Test
+	void progressRecordRoundTripsWithAndWithoutAnEta() {
+		ProgressRecord progress = new ProgressRecord("pod-7", "k3j9", NOW,
+				List.of(new ProgressRecord.LearnerProgress("0_1", 52_000, 9_750.5, false,
+						Optional.of(Duration.ofMillis(5_282))),
+						new ProgressRecord.LearnerProgress("1_0", 300, 0, true, Optional.of(Duration.ZERO)),
+						new ProgressRecord.LearnerProgress("1_2", 80_000, 0, false, Optional.empty())));
+		assertThat(progress.key()).isEqualTo("progress/pod-7/k3j9");
+		assertThat(roundTrip(progress)).isEqualTo(progress);
+		assertThat(ControlCodec.decode("progress/pod-7/k3j9", null)).as("deleted when the learners are gone").isEmpty();
+	}
+
+	@Test
 	void epochOfVersionOneHasNoGenerationAndTheLeadersTime() {
 		byte[] v1 = "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}".getBytes(StandardCharsets.UTF_8);
 		assertThat(ControlCodec.decode(PlanEpoch.KEY, v1)).contains(new PlanEpoch(PlanEpoch.UNKNOWN_GENERATION,
@@ -127,6 +139,11 @@ class ControlCodecTests {
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,"
 				+ "\"ended\":{\"outcome\":\"drained\"}}", "needs a text field 'reason'");
 		assertMalformed("something", "{\"v\":1}", "unknown key 'something'");
+		assertMalformed("progress/pod-7", "{\"v\":2}", "unknown key 'progress/pod-7'");
+		assertMalformed("progress/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"at\":5}",
+				"needs an array field 'learners'");
+		assertMalformed("progress/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"at\":5,\"learners\":[{\"task\":\"0_1\","
+				+ "\"lag\":5,\"recordsPerSecond\":\"fast\"}]}", "without a number 'recordsPerSecond'");
 	}
 
 	private static void assertMalformed(String key, String value, String reason) {
