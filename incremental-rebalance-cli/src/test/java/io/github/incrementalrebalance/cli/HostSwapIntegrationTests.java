@@ -1,8 +1,7 @@
 package io.github.incrementalrebalance.cli;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -108,12 +107,11 @@ class HostSwapIntegrationTests {
 	}
 
 	private static String run(int expectedStatus, String... args) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		ByteArrayOutputStream err = new ByteArrayOutputStream();
-		int status = new RebalanceCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-				new PrintStream(err, true, StandardCharsets.UTF_8))
-			.run(args);
-		String printed = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+		StringWriter out = new StringWriter();
+		StringWriter err = new StringWriter();
+		int status = RebalanceCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+			.execute(args);
+		String printed = out + err.toString();
 		System.out.println(printed);
 		assertThat(status).as(printed).isEqualTo(expectedStatus);
 		return printed;

@@ -1,0 +1,67 @@
+package io.github.incrementalrebalance.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import io.github.incrementalrebalance.control.LeaveRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Cancels leaves that have not ended: the instances stay, their learners are dropped.
+ */
+@Command(name = "cancel", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class, description = "Cancel the leave of instances that have not left yet: they stay in the group.")
+final class CancelCommand implements Callable<Integer> {
+
+	@Spec
+	CommandSpec spec;
+
+	@Mixin
+	ConnectionOptions connection;
+
+	@Mixin
+	Output output;
+
+	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
+			description = "The instances whose leave to cancel, comma-separated.")
+	List<String> instanceIds;
+
+	@Override
+	public Integer call() {
+		PrintWriter out = this.spec.commandLine().getOut();
+		PrintWriter err = this.spec.commandLine().getErr();
+		try (ControlSession session = ControlSession.open(this.connection)) {
+			List<Outcome> outcomes = new ArrayList<>();
+			for (String instanceId : this.instanceIds) {
+				Optional<LeaveRecord> leave = session.reader().leaveRecord(instanceId).filter(LeaveRecord::pending);
+				if (leave.isEmpty()) {
+					outcomes.add(Outcome.skipped(instanceId, "'" + instanceId + "' is not leaving; nothing to cancel"));
+					continue;
+				}
+				session.write(leave.get().cancel("cli"));
+				outcomes.add(Outcome.done(instanceId, "cancelled", leave.get().leaveId()));
+			}
+			if (this.output.json()) {
+				Output.printJson(out, outcomes);
+			}
+			else {
+				for (Outcome outcome : outcomes) {
+					if (outcome.wasSkipped()) {
+						err.println("WARN: " + outcome.reason());
+					}
+					else {
+						out.println(outcome.instanceId() + ": leave " + outcome.leaveId() + " cancelled");
+					}
+				}
+			}
+			return outcomes.stream().anyMatch(Outcome::wasSkipped) ? ExitCodes.REFUSED : ExitCodes.OK;
+		}
+	}
+
+}

@@ -1,0 +1,23 @@
+package io.github.incrementalrebalance.cli;
+
+/**
+ * What the command line's exit status means, for scripts.
+ */
+final class ExitCodes {
+
+	/** Done: every instance named was asked, or the list was printed. */
+	static final int OK = 0;
+
+	/** An instance named was skipped (unknown, not leaving, its id shared) or the leave was refused. */
+	static final int REFUSED = 1;
+
+	/** The command line is wrong (picocli's usage status). */
+	static final int USAGE = 2;
+
+	/** The cluster or the control topic could not be read or written, or the command config cannot be read. */
+	static final int UNAVAILABLE = 3;
+
+	private ExitCodes() {
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.github.incrementalrebalance.cli;
+
+import java.io.PrintWriter;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * How a command prints what it did: a table for people, or one JSON document for scripts.
+ */
+final class Output {
+
+	private static final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+	/**
+	 * The formats.
+	 */
+	enum Format {
+
+		TEXT, JSON
+
+	}
+
+	@Option(names = { "-o", "--output" }, paramLabel = "FORMAT", defaultValue = "text",
+			description = "text or json (default: ${DEFAULT-VALUE}).", converter = FormatConverter.class)
+	Format format = Format.TEXT;
+
+	boolean json() {
+		return this.format == Format.JSON;
+	}
+
+	static void printJson(PrintWriter out, Object value) {
+		try {
+			out.println(mapper.writeValueAsString(value));
+		}
+		catch (JsonProcessingException ex) {
+			throw new IllegalStateException("cannot print " + value + " as JSON", ex);
+		}
+	}
+
+	/**
+	 * Accepts the format in any case.
+	 */
+	static final class FormatConverter implements ITypeConverter<Format> {
+
+		@Override
+		public Format convert(String value) {
+			for (Format format : Format.values()) {
+				if (format.name().equalsIgnoreCase(value)) {
+					return format;
+				}
+			}
+			throw new TypeConversionException("'" + value + "' is not a format: use text or json");
+		}
+
+	}
+
+}

@@ -1,0 +1,83 @@
+package io.github.incrementalrebalance.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine.TypeConversionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class RebalanceCliTests {
+
+	@TempDir
+	Path directory;
+
+	@Test
+	void helpListsTheCommandsAndTheExitCodes() {
+		Run help = run("--help");
+		assertThat(help.status()).isZero();
+		assertThat(help.out()).contains("list", "leave", "cancel", "Exit codes:",
+				"3   the cluster or the control topic could not be read or written");
+		Run leaveHelp = run("leave", "--help");
+		assertThat(leaveHelp.status()).isZero();
+		assertThat(leaveHelp.out()).contains("--instance-id=ID", "--timeout=DURATION", "--force", "--output=FORMAT");
+	}
+
+	@Test
+	void badArgumentsSayWhatIsWrongAndExitWithTwo() {
+		assertUsageError("name a command: list, leave or cancel");
+		assertUsageError("Unmatched argument at index 0: 'drain'", "drain");
+		assertUsageError("Missing required options: '--bootstrap-servers=HOSTS', '--application-id=APP'", "list");
+		assertUsageError("Missing required option: '--instance-id=ID'", "leave", "--bootstrap-servers", "h:1",
+				"--application-id", "a");
+		assertUsageError("Unknown option: '--verbose'", "list", "--verbose", "--bootstrap-servers", "h:1",
+				"--application-id", "a");
+		assertUsageError("'soon' is not a duration: use 90s, 5m, 1h, 500ms, milliseconds or ISO-8601 (PT5M)", "leave",
+				"--bootstrap-servers", "h:1", "--application-id", "a", "--instance-id", "b", "--timeout", "soon");
+		assertUsageError("'yaml' is not a format: use text or json", "list", "--bootstrap-servers", "h:1",
+				"--application-id", "a", "-o", "yaml");
+	}
+
+	@Test
+	void aCommandConfigThatCannotBeReadExitsWithThree() {
+		Run run = run("list", "--bootstrap-servers", "h:1", "--application-id", "a", "--command-config",
+				this.directory.resolve("missing.properties").toString());
+		assertThat(run.status()).isEqualTo(3);
+		assertThat(run.err()).contains("error: cannot read --command-config").contains("missing.properties");
+	}
+
+	@Test
+	void acceptsTheUsualDurationForms() {
+		DurationConverter converter = new DurationConverter();
+		assertThat(converter.convert("90s")).isEqualTo(Duration.ofSeconds(90));
+		assertThat(converter.convert("1h")).isEqualTo(Duration.ofHours(1));
+		assertThat(converter.convert("250ms")).isEqualTo(Duration.ofMillis(250));
+		assertThat(converter.convert("1500")).isEqualTo(Duration.ofMillis(1500));
+		assertThat(converter.convert("PT2M")).isEqualTo(Duration.ofMinutes(2));
+		assertThatExceptionOfType(TypeConversionException.class).isThrownBy(() -> converter.convert("PT-2M"))
+			.withMessageContaining("is negative");
+	}
+
+	private static void assertUsageError(String message, String... args) {
+		Run run = run(args);
+		assertThat(run.status()).as(run.err()).isEqualTo(2);
+		assertThat(run.err()).contains(message).containsPattern("Usage: incremental-rebalance|Possible solutions");
+	}
+
+	private static Run run(String... args) {
+		StringWriter out = new StringWriter();
+		StringWriter err = new StringWriter();
+		int status = RebalanceCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+			.execute(args);
+		return new Run(status, out.toString(), err.toString());
+	}
+
+	private record Run(int status, String out, String err) {
+	}
+
+}
