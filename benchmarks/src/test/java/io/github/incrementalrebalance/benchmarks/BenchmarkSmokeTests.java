@@ -110,6 +110,10 @@ class BenchmarkSmokeTests {
 		SteadyState.Summary summary = SteadyState.Summary.of(results);
 		assertThat(summary.throughputRatio())
 			.isEqualTo(results.get(1).recordsPerSecond() / results.get(0).recordsPerSecond());
+		assertThat(summary.pairedThroughputRatio()).as("one round: its ratio").isEqualTo(summary.throughputRatio());
+		assertThat(results.get(0).starterCpuMs()).as("no starter thread in plain Kafka Streams").isZero();
+		assertThat(results.get(1).starterCpuMs()).as("the starter's threads ran").isPositive()
+			.isLessThan(results.get(1).processCpuMs());
 	}
 
 	@Test

@@ -1,13 +1,17 @@
 package io.github.incrementalrebalance.benchmarks;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
+import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -68,15 +72,17 @@ final class SteadyState {
 		group.producer().load(partitions, this.backlogKeysPerTask, 2);
 		long backlog = 2L * partitions * this.backlogKeysPerTask;
 		Map<TopicPartition, Long> ends = endOffsets(group.application().input(), partitions);
+		CpuTime before = CpuTime.now();
 		Instant resumed = Instant.now();
 		List.of(a, b, c).forEach((instance) -> instance.kafkaStreams().resume());
 		await("the backlog committed").atMost(Duration.ofMinutes(10))
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> committedUpTo(group.application().applicationId(), ends));
 		Duration drained = Duration.between(resumed, Instant.now());
+		CpuTime used = CpuTime.now().since(before);
 		group.application().verifyCounts(group.producer());
 		return new Result(group.strategy().id(), backlog / (drained.toMillis() / 1000.0), p50.toMillis(),
-				p99.toMillis(), drained.toMillis());
+				p99.toMillis(), drained.toMillis(), used.processNanos() / 1_000_000, used.starterNanos() / 1_000_000);
 	}
 
 	private Map<TopicPartition, Long> endOffsets(String topic, int partitions) {
@@ -122,32 +128,78 @@ final class SteadyState {
 	 * @param p99Ratio the second over the first (the goal: at most 1.10)
 	 */
 	record Summary(double plainRecordsPerSecond, double starterRecordsPerSecond, double throughputRatio,
-			double plainP99LatencyMs, double starterP99LatencyMs, double p99Ratio) {
+			double pairedThroughputRatio, double plainP99LatencyMs, double starterP99LatencyMs, double p99Ratio,
+			double starterCpuShare) {
 
+		/**
+		 * @param results the runs, two per round (one of each strategy, in either order)
+		 */
 		static Summary of(List<Result> results) {
-			double plainRate = median(results, Strategy.KAFKA_DEFAULT, Result::recordsPerSecond);
-			double starterRate = median(results, Strategy.LEARNER_CONSERVATIVE, Result::recordsPerSecond);
-			double plainP99 = median(results, Strategy.KAFKA_DEFAULT, (result) -> result.p99LatencyMs());
-			double starterP99 = median(results, Strategy.LEARNER_CONSERVATIVE, (result) -> result.p99LatencyMs());
-			return new Summary(plainRate, starterRate, starterRate / plainRate, plainP99, starterP99,
-					starterP99 / plainP99);
+			double plainRate = median(of(results, Strategy.KAFKA_DEFAULT).mapToDouble(Result::recordsPerSecond));
+			double starterRate = median(of(results, Strategy.LEARNER_CONSERVATIVE)
+				.mapToDouble(Result::recordsPerSecond));
+			double plainP99 = median(of(results, Strategy.KAFKA_DEFAULT).mapToDouble(Result::p99LatencyMs));
+			double starterP99 = median(of(results, Strategy.LEARNER_CONSERVATIVE).mapToDouble(Result::p99LatencyMs));
+			// a round's two runs share the machine's state of the moment: their ratio drifts less than the medians
+			double paired = median(IntStream.range(0, results.size() / 2).mapToDouble((round) -> {
+				List<Result> pair = results.subList(2 * round, 2 * round + 2);
+				return rate(pair, Strategy.LEARNER_CONSERVATIVE) / rate(pair, Strategy.KAFKA_DEFAULT);
+			}));
+			double cpuShare = median(of(results, Strategy.LEARNER_CONSERVATIVE)
+				.mapToDouble((result) -> (double) result.starterCpuMs() / result.processCpuMs()));
+			return new Summary(plainRate, starterRate, starterRate / plainRate, paired, plainP99, starterP99,
+					starterP99 / plainP99, cpuShare);
 		}
 
-		private static double median(List<Result> results, Strategy strategy, ToDoubleFunction<Result> value) {
-			double[] values = results.stream()
-				.filter((result) -> result.strategy().equals(strategy.id()))
-				.mapToDouble(value)
-				.sorted()
-				.toArray();
+		private static Stream<Result> of(List<Result> results, Strategy strategy) {
+			return results.stream().filter((result) -> result.strategy().equals(strategy.id()));
+		}
+
+		private static double rate(List<Result> pair, Strategy strategy) {
+			return of(pair, strategy).mapToDouble(Result::recordsPerSecond).findFirst().orElseThrow();
+		}
+
+		private static double median(DoubleStream stream) {
+			double[] values = stream.sorted().toArray();
 			return (values.length % 2 == 1) ? values[values.length / 2]
 					: (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
 		}
 
 		String describe() {
-			return String.format("Medians: throughput %,.0f records/s without the starter, %,.0f with it (%.3fx); "
-					+ "p99 latency %.0f ms and %.0f ms (%.2fx)", this.plainRecordsPerSecond,
-					this.starterRecordsPerSecond, this.throughputRatio, this.plainP99LatencyMs,
-					this.starterP99LatencyMs, this.p99Ratio);
+			return String.format("Medians: throughput %,.0f records/s without the starter, %,.0f with it (%.3fx; "
+					+ "%.3fx as the median of each round's ratio); p99 latency %.0f ms and %.0f ms (%.2fx); the "
+					+ "starter's own threads used %.2f%% of the process's CPU while the backlog was processed",
+					this.plainRecordsPerSecond, this.starterRecordsPerSecond, this.throughputRatio,
+					this.pairedThroughputRatio, this.plainP99LatencyMs, this.starterP99LatencyMs, this.p99Ratio,
+					100 * this.starterCpuShare);
+		}
+
+	}
+
+	/**
+	 * CPU time used so far: by the whole process (the broker, the three instances, the producer), and by the
+	 * starter's own threads (control-topic readers, the members' checks), which are named
+	 * {@code incremental-rebalance-*}. Thread CPU is summed over the threads alive at each reading; the starter's
+	 * threads live for the whole run.
+	 */
+	record CpuTime(long processNanos, long starterNanos) {
+
+		static CpuTime now() {
+			ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+			long starter = 0;
+			for (ThreadInfo thread : threads.getThreadInfo(threads.getAllThreadIds())) {
+				if (thread != null && thread.getThreadName().startsWith("incremental-rebalance")) {
+					starter += Math.max(0, threads.getThreadCpuTime(thread.getThreadId()));
+				}
+			}
+			long process = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+				.getProcessCpuTime();
+			return new CpuTime(process, starter);
+		}
+
+		CpuTime since(CpuTime earlier) {
+			return new CpuTime(this.processNanos - earlier.processNanos,
+					Math.max(0, this.starterNanos - earlier.starterNanos));
 		}
 
 	}
@@ -168,17 +220,21 @@ final class SteadyState {
 	 * @param p50LatencyMs median latency of the markers in the quiet window
 	 * @param p99LatencyMs 99th percentile latency of the markers in the quiet window
 	 * @param backlogMs until the backlog was committed
+	 * @param processCpuMs CPU time the whole test process used meanwhile
+	 * @param starterCpuMs CPU time the starter's own threads used meanwhile (none without the starter)
 	 */
-	record Result(String strategy, double recordsPerSecond, long p50LatencyMs, long p99LatencyMs, long backlogMs) {
+	record Result(String strategy, double recordsPerSecond, long p50LatencyMs, long p99LatencyMs, long backlogMs,
+			long processCpuMs, long starterCpuMs) {
 
 		String row() {
-			return String.format("| %s | %,.0f records/s | %d ms | %d ms | %.1f s |", this.strategy,
-					this.recordsPerSecond, this.p50LatencyMs, this.p99LatencyMs, this.backlogMs / 1000.0);
+			return String.format("| %s | %,.0f records/s | %d ms | %d ms | %.1f s | %,d ms of %,d ms |", this.strategy,
+					this.recordsPerSecond, this.p50LatencyMs, this.p99LatencyMs, this.backlogMs / 1000.0,
+					this.starterCpuMs, this.processCpuMs);
 		}
 
 		static String header() {
-			return "| strategy | throughput (backlog) | p50 latency (quiet) | p99 latency (quiet) | backlog done in |\n"
-					+ "|---|---|---|---|---|";
+			return "| strategy | throughput (backlog) | p50 latency (quiet) | p99 latency (quiet) | backlog done in "
+					+ "| CPU of the starter's threads, of the process |\n|---|---|---|---|---|---|";
 		}
 
 	}
