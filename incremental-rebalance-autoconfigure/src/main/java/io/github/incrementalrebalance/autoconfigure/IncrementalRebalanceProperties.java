@@ -28,6 +28,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * 'conservative' (together, through one hand-over).
  * @param learnerProbeInterval Follow-up rebalance interval while learners exist, a safety net beside the instances'
  * own triggers.
+ * @param progressInterval How often an instance with learners publishes their progress (lag, restore rate, ETA) on
+ * the control topic, for the whole group's view: one small record per instance per interval, none without learners.
  * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'. Default: the pod
  * name (HOSTNAME), else the host name and process id.
  * @param controlTopic Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'
@@ -48,7 +50,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
 		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
-		@Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
+		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown) {
 
 	private static final String PREFIX = "incremental-rebalance.";
@@ -62,6 +64,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (learnerProbeInterval != null && (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero())) {
 			throw invalid("learner-probe-interval", learnerProbeInterval, "a positive duration");
+		}
+		if (progressInterval != null && progressInterval.toMillis() < 100) {
+			throw invalid("progress-interval", progressInterval, "a duration of at least 100ms");
 		}
 		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
 			throw invalid("instance-id", instanceId, "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
@@ -92,6 +97,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.learnerProbeInterval != null) {
 			keys.put(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, this.learnerProbeInterval.toMillis());
+		}
+		if (this.progressInterval != null) {
+			keys.put(LearnerConfig.PROGRESS_INTERVAL_MS_CONFIG, this.progressInterval.toMillis());
 		}
 		if (this.instanceId != null) {
 			keys.put(LearnerConfig.INSTANCE_ID_CONFIG, this.instanceId);

@@ -10,10 +10,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
+import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.control.ProgressRecord;
+import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.LeaveRefusedException;
 import io.github.incrementalrebalance.member.MemberRuntime;
@@ -44,13 +48,21 @@ public class RebalanceEndpoint {
 
 	private final MemberRuntimes runtimes;
 
-	public RebalanceEndpoint(MemberRuntimes runtimes) {
+	private final boolean leaveAllowed;
+
+	/**
+	 * @param runtimes this instance's members
+	 * @param leaveAllowed whether the endpoint's access lets a leave and its cancel through, for the page to say so
+	 * before anyone clicks
+	 */
+	public RebalanceEndpoint(MemberRuntimes runtimes, boolean leaveAllowed) {
 		this.runtimes = runtimes;
+		this.leaveAllowed = leaveAllowed;
 	}
 
 	@ReadOperation
 	public Members members() {
-		return new Members(this.runtimes.all().stream().map(RebalanceEndpoint::member).toList());
+		return new Members(this.runtimes.all().stream().map(RebalanceEndpoint::member).toList(), this.leaveAllowed);
 	}
 
 	@ReadOperation
@@ -65,29 +77,38 @@ public class RebalanceEndpoint {
 	}
 
 	/**
-	 * Drain every member of this instance.
+	 * Drain every member of this instance, or ask one member of the group to leave.
 	 * @param action {@code leave}
 	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
-	 * @param wait how long to block until every member drained and closed
+	 * @param wait how long to block until every member of this instance drained and closed
 	 * @param force leave even when no other member of the group would stay
+	 * @param instanceId the member to ask, on any instance of the group; this instance's members when absent
 	 * @return the outcome, with the members' state or why the leave was refused
 	 */
 	@WriteOperation
 	public LeaveResult leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
-			@Nullable Boolean force) {
+			@Nullable Boolean force, @Nullable String instanceId) {
 		Optional<Duration> bound;
 		Optional<Duration> waitFor;
 		try {
 			bound = duration("timeout", timeout);
 			waitFor = duration("wait", wait);
+			requireInstanceId(instanceId);
 		}
 		catch (IllegalArgumentException ex) {
 			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
 		}
+		boolean forced = Boolean.TRUE.equals(force);
 		boolean started = false;
 		try {
-			for (MemberRuntime runtime : this.runtimes.all()) {
-				started |= runtime.leave(bound, "endpoint", Boolean.TRUE.equals(force));
+			if (instanceId != null) {
+				started = forEachApplicationOf(instanceId,
+						(runtime) -> runtime.leaveOf(instanceId, bound, "endpoint", forced));
+			}
+			else {
+				for (MemberRuntime runtime : this.runtimes.all()) {
+					started |= runtime.leave(bound, "endpoint", forced);
+				}
 			}
 		}
 		catch (LeaveRefusedException ex) {
@@ -101,14 +122,29 @@ public class RebalanceEndpoint {
 	/**
 	 * Cancel a leave that has not finished.
 	 * @param action {@code leave}
+	 * @param instanceId the member whose leave to cancel, on any instance of the group; this instance's members when
+	 * absent
 	 * @return the outcome, with the members' state
 	 */
 	@DeleteOperation
-	public LeaveResult cancel(@Selector Action action) {
+	public LeaveResult cancel(@Selector Action action, @Nullable String instanceId) {
+		try {
+			requireInstanceId(instanceId);
+		}
+		catch (IllegalArgumentException ex) {
+			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
+		}
 		boolean cancelled = false;
 		try {
-			for (MemberRuntime runtime : this.runtimes.all()) {
-				cancelled |= runtime.cancel();
+			if (instanceId != null) {
+				for (MemberRuntime runtime : this.runtimes.all()) {
+					cancelled |= runtime.cancelLeaveOf(instanceId);
+				}
+			}
+			else {
+				for (MemberRuntime runtime : this.runtimes.all()) {
+					cancelled |= runtime.cancel();
+				}
 			}
 		}
 		catch (LeaveRefusedException ex) {
@@ -116,7 +152,39 @@ public class RebalanceEndpoint {
 		}
 		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null)
 				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
-						"no member of this instance is leaving");
+						(instanceId != null) ? instanceId + " is not leaving" : "no member of this instance is leaving");
+	}
+
+	/**
+	 * Ask each application's group that has the member; refused as unknown only when none has it.
+	 */
+	private boolean forEachApplicationOf(String instanceId, Predicate<MemberRuntime> ask) {
+		boolean asked = false;
+		LeaveRefusedException unknown = null;
+		for (MemberRuntime runtime : this.runtimes.all()) {
+			try {
+				asked |= ask.test(runtime);
+			}
+			catch (LeaveRefusedException ex) {
+				if (ex.reason() != LeaveRefusedException.Reason.UNKNOWN_INSTANCE) {
+					throw ex;
+				}
+				unknown = ex;
+			}
+		}
+		if (!asked && unknown != null && this.runtimes.all().stream()
+			.noneMatch((runtime) -> runtime.controlView().plans().stream()
+				.anyMatch((plan) -> plan.instanceId().equals(instanceId)))) {
+			throw unknown;
+		}
+		return asked;
+	}
+
+	private static void requireInstanceId(@Nullable String instanceId) {
+		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
+			throw new IllegalArgumentException("instanceId '" + instanceId + "' is not an instance id: use 1 to 30 "
+					+ "characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+		}
 	}
 
 	private static LeaveResult refused(LeaveRefusedException ex) {
@@ -167,9 +235,18 @@ public class RebalanceEndpoint {
 			.filter((leave) -> leave.ended().isPresent())
 			.sorted(Comparator.comparing(LeaveRecord::instanceId))
 			.toList();
+		List<PlanRecord> plans = runtime.controlView().plans();
+		List<ProgressRecord> progress = runtime.controlView().progress();
+		List<LearnerView> learners = progress.stream()
+			.flatMap((record) -> record.learners().stream().map((learner) -> LearnerView.of(record, learner)))
+			.toList();
+		List<DrainView> drains = DrainProgress.of(plans, progress, runtime.controlView().leaveRecords(), Instant.now())
+			.stream()
+			.map(DrainView::of)
+			.toList();
 		return new Group(runtime.applicationId(), epoch.map(PlanEpoch::leader).orElse(null),
 				epoch.map(PlanEpoch::generation).orElse(null), epoch.map(PlanEpoch::at).orElse(null),
-				epoch.map(PlanEpoch::summary).orElse(null), runtime.controlView().plans(), left);
+				epoch.map(PlanEpoch::summary).orElse(null), plans, learners, drains, left);
 	}
 
 	/**
@@ -190,7 +267,13 @@ public class RebalanceEndpoint {
 
 	}
 
-	public record Members(List<Member> applications) implements OperationResponseBody {
+	/**
+	 * This instance's members.
+	 * @param applications one member per Kafka Streams application
+	 * @param leaveAllowed whether this endpoint takes a leave and its cancel
+	 * ({@code management.endpoint.rebalance.access=unrestricted})
+	 */
+	public record Members(List<Member> applications, boolean leaveAllowed) implements OperationResponseBody {
 	}
 
 	/**
@@ -255,10 +338,56 @@ public class RebalanceEndpoint {
 	 * @param planAt when, on the leader's clock
 	 * @param decision the leader's decision line
 	 * @param members the plan of each member start
+	 * @param learners every learner of the group, as its member last published it
+	 * @param drains the leaving members' hand-overs, with when each will end
 	 * @param left members that left lately, with how their leave ended
 	 */
 	public record Group(String applicationId, @Nullable String leader, @Nullable Integer generation,
-			@Nullable Instant planAt, @Nullable String decision, List<PlanRecord> members, List<LeaveRecord> left) {
+			@Nullable Instant planAt, @Nullable String decision, List<PlanRecord> members, List<LearnerView> learners,
+			List<DrainView> drains, List<LeaveRecord> left) {
+	}
+
+	/**
+	 * A learner of the group.
+	 * @param instanceId the member it runs on
+	 * @param task the task it learns
+	 * @param lag records its stores are behind
+	 * @param recordsPerSecond how fast the lag falls
+	 * @param ready whether the task can move to it
+	 * @param measuredAt when its member measured it, on that member's clock
+	 * @param etaSeconds seconds from {@code measuredAt} until it is ready, while known
+	 * @param readyAt {@code measuredAt} plus the ETA, while known
+	 */
+	public record LearnerView(String instanceId, String task, long lag, double recordsPerSecond, boolean ready,
+			Instant measuredAt, @Nullable Double etaSeconds, @Nullable Instant readyAt) {
+
+		static LearnerView of(ProgressRecord record, LearnerProgress learner) {
+			return new LearnerView(record.instanceId(), learner.task(), learner.lag(), learner.recordsPerSecond(),
+					learner.ready(), record.at(), learner.eta().map((eta) -> eta.toMillis() / 1000.0).orElse(null),
+					learner.eta().map(record.at()::plus).orElse(null));
+		}
+
+	}
+
+	/**
+	 * A leaving member's hand-over.
+	 * @param instanceId the member
+	 * @param tasks the tasks it hands over to learners
+	 * @param learnersReady how many of those learners are ready
+	 * @param slowestTask the task whose learner will be ready last, while every learner has an ETA
+	 * @param readyAt when that learner will be ready
+	 * @param deadline when the member leaves even if its learners are not ready
+	 * @param eta when the drain will end: the earlier of the two
+	 */
+	public record DrainView(String instanceId, List<String> tasks, int learnersReady, @Nullable String slowestTask,
+			@Nullable Instant readyAt, @Nullable Instant deadline, @Nullable Instant eta) {
+
+		static DrainView of(DrainProgress drain) {
+			return new DrainView(drain.instanceId(), drain.tasks(), drain.learnersReady(),
+					drain.slowestTask().orElse(null), drain.readyAt().orElse(null), drain.deadline().orElse(null),
+					drain.eta().orElse(null));
+		}
+
 	}
 
 	/**

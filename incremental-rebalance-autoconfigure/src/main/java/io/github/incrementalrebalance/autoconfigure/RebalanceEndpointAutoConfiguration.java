@@ -1,7 +1,11 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -20,8 +24,10 @@ public final class RebalanceEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(MemberRuntimes.class)
 	@ConditionalOnMissingBean
-	RebalanceEndpoint rebalanceEndpoint(MemberRuntimes runtimes) {
-		return new RebalanceEndpoint(runtimes);
+	RebalanceEndpoint rebalanceEndpoint(MemberRuntimes runtimes, ObjectProvider<EndpointAccessResolver> access) {
+		Access granted = access.getIfAvailable(() -> (id, defaultAccess) -> defaultAccess)
+			.accessFor(EndpointId.of("rebalance"), Access.READ_ONLY);
+		return new RebalanceEndpoint(runtimes, granted == Access.UNRESTRICTED);
 	}
 
 	@Bean

@@ -6,19 +6,25 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.Resource;
 
 /**
  * The {@link RebalanceEndpoint}'s leave over HTTP: 202 when a leave starts, 200 for a repeat, 400 with the reason for
  * a bad field (in the body, whatever Boot's error settings), 409 when Kafka Streams does not run, the instance id is
- * used twice or no other member would stay (unless {@code "force": true}), 503 when the control topic cannot be
- * written; its cancel answers 200, 409 when nothing was leaving, 503 when the cancel cannot be written.
+ * used twice or unknown, or no other member would stay (unless {@code "force": true}), 503 when the control topic
+ * cannot be written; its cancel answers 200, 409 when nothing was leaving, 503 when the cancel cannot be written.
+ * Both take an {@code instanceId} to act on another member of the group.
  */
 @EndpointWebExtension(endpoint = RebalanceEndpoint.class)
 public class RebalanceEndpointWebExtension {
+
+	private static final Resource PAGE = new ClassPathResource("META-INF/incremental-rebalance/page.html");
 
 	private final RebalanceEndpoint endpoint;
 
@@ -26,15 +32,31 @@ public class RebalanceEndpointWebExtension {
 		this.endpoint = endpoint;
 	}
 
+	/**
+	 * The live page of the group, {@code <actuator>/rebalance/page/index.html}: static HTML, CSS and JavaScript that
+	 * read this endpoint (and write it, where its access allows) every two seconds. Served by the endpoint, so it is
+	 * there exactly where the endpoint is exposed over HTTP, behind the same security.
+	 * @param page {@code page}
+	 * @param file {@code index.html}
+	 * @return the page, or 404 for any other path
+	 */
+	@ReadOperation(produces = "text/html;charset=UTF-8")
+	public WebEndpointResponse<Resource> page(@Selector String page, @Selector String file) {
+		if (!"page".equals(page) || !"index.html".equals(file)) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		return new WebEndpointResponse<>(PAGE, WebEndpointResponse.STATUS_OK);
+	}
+
 	@WriteOperation
 	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
-			@Nullable Boolean force) {
-		return response(this.endpoint.leave(action, timeout, wait, force));
+			@Nullable Boolean force, @Nullable String instanceId) {
+		return response(this.endpoint.leave(action, timeout, wait, force, instanceId));
 	}
 
 	@DeleteOperation
-	public WebEndpointResponse<Object> cancel(@Selector Action action) {
-		return response(this.endpoint.cancel(action));
+	public WebEndpointResponse<Object> cancel(@Selector Action action, @Nullable String instanceId) {
+		return response(this.endpoint.cancel(action, instanceId));
 	}
 
 	private static WebEndpointResponse<Object> response(LeaveResult result) {

@@ -1,9 +1,11 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -12,13 +14,14 @@ import io.github.incrementalrebalance.member.TaskState;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Meters of the members, tagged by application: tasks per state, the largest learner lag, rebalances this member
- * enforced, drain durations, assignor fallbacks.
+ * Meters of the members, tagged by application: tasks per state, each learner's lag and the largest, the drain's
+ * ETA, rebalances this member enforced, drain durations, assignor fallbacks.
  */
 public class RebalanceMetrics implements MeterBinder {
 
@@ -53,6 +56,19 @@ public class RebalanceMetrics implements MeterBinder {
 				.description("Rebalances this instance enforced")
 				.tags(tags)
 				.register(registry);
+			MultiGauge learnerLags = MultiGauge.builder("kafka.streams.rebalance.learner.lag")
+				.description("Lag of each learner of this instance, by task: records its stores are behind")
+				.tags(tags)
+				.register(registry);
+			runtime.addProgressListener((learners) -> learnerLags.register(learners.stream()
+				.map((learner) -> MultiGauge.Row.of(Tags.of("task", learner.task()), learner.lag()))
+				.toList(), true));
+			Gauge.builder("kafka.streams.rebalance.drain.eta", runtime, RebalanceMetrics::secondsUntilDrained)
+				.description("While this instance leaves: seconds until its slowest learner is ready (or its deadline, "
+						+ "if sooner), from the group's progress records; NaN when not leaving or not known yet")
+				.baseUnit("seconds")
+				.tags(tags)
+				.register(registry);
 			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
 			FunctionCounter.builder("kafka.streams.rebalance.assignor.fallbacks", runtime,
 					(member) -> member.assignorStatus().fallbacks())
@@ -60,6 +76,16 @@ public class RebalanceMetrics implements MeterBinder {
 				.tags(tags)
 				.register(registry);
 		}
+	}
+
+	private static double secondsUntilDrained(MemberRuntime runtime) {
+		if (runtime.state() != MemberState.LEAVING) {
+			return Double.NaN;
+		}
+		return runtime.drainProgress()
+			.flatMap(DrainProgress::eta)
+			.map((eta) -> Math.max(0, Duration.between(Instant.now(), eta).toMillis() / 1000.0))
+			.orElse(Double.NaN);
 	}
 
 	/**

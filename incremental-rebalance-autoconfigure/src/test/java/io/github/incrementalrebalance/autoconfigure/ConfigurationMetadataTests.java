@@ -30,7 +30,7 @@ class ConfigurationMetadataTests {
 		assertThat(properties).containsOnlyKeys("incremental-rebalance.enabled", "incremental-rebalance.mode",
 				"incremental-rebalance.scale-down-timeout", "incremental-rebalance.balancing-factor",
 				"incremental-rebalance.learner-rebalance", "incremental-rebalance.learner-probe-interval",
-				"incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
+				"incremental-rebalance.progress-interval", "incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
 				"incremental-rebalance.control-topic-create", "incremental-rebalance.leave-on-close",
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown");
 		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
@@ -40,6 +40,8 @@ class ConfigurationMetadataTests {
 		assertThat(properties.get("incremental-rebalance.balancing-factor").get("defaultValue").asDouble()).isEqualTo(2.0);
 		assertThat(properties.get("incremental-rebalance.learner-probe-interval").get("defaultValue").asText())
 			.isEqualTo("30s");
+		assertThat(properties.get("incremental-rebalance.progress-interval").get("defaultValue").asText())
+			.isEqualTo("2s");
 		assertThat(properties.get("incremental-rebalance.on-drained").get("defaultValue").asText()).isEqualTo("shutdown");
 		assertThat(properties.get("incremental-rebalance.drain-on-shutdown").get("defaultValue").asBoolean()).isFalse();
 	}

@@ -128,7 +128,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 			.withPropertyValues("incremental-rebalance.mode=UPGRADING", "incremental-rebalance.scale-down-timeout=90s",
 					"incremental-rebalance.balancing-factor=1.5", "incremental-rebalance.learner-rebalance=eager",
 					"incremental-rebalance.learner-probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
-					"incremental-rebalance.control-topic=ops-control",
+					"incremental-rebalance.progress-interval=5s", "incremental-rebalance.control-topic=ops-control",
 					"incremental-rebalance.control-topic-create=false")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("stream.rebalancing.mode", "upgrading")
@@ -136,6 +136,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.containsEntry("stream.worker.balancing.factor", 1.5)
 				.containsEntry("learner.rebalance.trigger", "eager")
 				.containsEntry("learner.probe.interval.ms", 10_000L)
+				.containsEntry("incremental.rebalance.progress.interval.ms", 5_000L)
 				.containsEntry("incremental.rebalance.instance.id", "pod-3")
 				.containsEntry("incremental.rebalance.control.topic", "ops-control")
 				.containsEntry("incremental.rebalance.control.topic.create", false)
@@ -319,6 +320,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 				context.getBean(RebalanceMetrics.class).bindTo(registry);
 				assertThat(registry.find("kafka.streams.rebalance.tasks").gauges()).hasSize(4);
 				assertThat(registry.find("kafka.streams.rebalance.learner.lag.max").gauge()).isNotNull();
+				assertThat(registry.find("kafka.streams.rebalance.drain.eta").gauge().value()).as("not leaving").isNaN();
 				assertThat(registry.find("kafka.streams.rebalance.enforced").functionCounter()).isNotNull();
 				assertThat(registry.find("kafka.streams.rebalance.assignor.fallbacks").functionCounter()).isNotNull();
 			});
@@ -439,7 +441,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceEndpointAutoConfiguration.class))
 			.withUserConfiguration(StreamsConfiguration.class)
 			.withBean("ownRuntimes", MemberRuntimes.class, () -> runtimes)
-			.withBean("ownEndpoint", RebalanceEndpoint.class, () -> new RebalanceEndpoint(runtimes))
+			.withBean("ownEndpoint", RebalanceEndpoint.class, () -> new RebalanceEndpoint(runtimes, false))
 			.withPropertyValues("management.endpoints.web.exposure.include=rebalance")
 			.run((context) -> {
 				assertThat(context).getBean(MemberRuntimes.class).isSameAs(runtimes);

@@ -6,10 +6,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -18,6 +26,8 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +56,54 @@ class RebalanceEndpointIntegrationTests {
 	static final KafkaBroker broker = new KafkaBroker();
 
 	/** Slows both applications' restores, so a drain lasts long enough to look at and cancel. */
+	/**
+	 * The series of a Prometheus scrape with their labels.
+	 */
+	private static void exportedSeries(String scrape, Map<String, Set<String>> exported) {
+		Pattern sample = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)})? ");
+		Pattern label = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
+		for (String line : scrape.split("\n")) {
+			Matcher matcher = sample.matcher(line);
+			if (line.startsWith("#") || !matcher.find()) {
+				continue;
+			}
+			Set<String> labels = exported.computeIfAbsent(matcher.group(1), (series) -> new HashSet<>());
+			if (matcher.group(3) != null) {
+				Matcher labelMatcher = label.matcher(matcher.group(3));
+				while (labelMatcher.find()) {
+					labels.add(labelMatcher.group(1));
+				}
+			}
+		}
+	}
+
+	/** How many learners of a member the group view of an application shows with an ETA. */
+	private int learnersWithAnEta(ConfigurableApplicationContext context, String instanceId) throws Exception {
+		int learners = 0;
+		for (JsonNode learner : group(context).path("learners")) {
+			if (learner.path("instanceId").asText().equals(instanceId) && learner.path("etaSeconds").isNumber()
+					&& learner.path("lag").asLong() > 0 && !learner.path("ready").asBoolean()) {
+				learners++;
+			}
+		}
+		return learners;
+	}
+
+	private JsonNode drainOf(ConfigurableApplicationContext context, String instanceId) throws Exception {
+		for (JsonNode drain : group(context).path("drains")) {
+			if (drain.path("instanceId").asText().equals(instanceId)) {
+				return drain;
+			}
+		}
+		return MissingNode.getInstance();
+	}
+
+	private JsonNode group(ConfigurableApplicationContext context) throws Exception {
+		return new ObjectMapper().readTree(get(context, "/actuator/rebalance/group").body())
+			.path("applications")
+			.path(0);
+	}
+
 	private static final RestoreThrottle THROTTLE = RestoreThrottle.of(500);
 
 	private final HttpClient http = HttpClient.newHttpClient();
@@ -60,6 +118,12 @@ class RebalanceEndpointIntegrationTests {
 				ConfigurableApplicationContext b = start("b", "read-only")) {
 			await("both members in the group plan").atMost(Duration.ofMinutes(1))
 				.until(() -> get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"b\""));
+
+			PrometheusMeterRegistry prometheusOfA = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+			PrometheusMeterRegistry prometheusOfB = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+			a.getBean(RebalanceMetrics.class).bindTo(prometheusOfA);
+			b.getBean(RebalanceMetrics.class).bindTo(prometheusOfB);
+			Map<String, Set<String>> exported = new HashMap<>();
 
 			HttpResponse<String> members = get(a, "/actuator/rebalance");
 			assertThat(members.statusCode()).isEqualTo(200);
@@ -84,6 +148,22 @@ class RebalanceEndpointIntegrationTests {
 				.until(() -> get(a, "/actuator/rebalance/tasks").body().contains("\"state\":\"BEING_LEARNED\"")
 						&& get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
 			assertThat(get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
+			await("b's learners' progress and a's drain ETA in the group view of either").atMost(Duration.ofSeconds(30))
+				.until(() -> learnersWithAnEta(a, "b") > 0 && drainOf(b, "a").path("slowestTask").isTextual());
+			JsonNode drain = drainOf(b, "a");
+			assertThat(drain.path("tasks").size()).as("a's tasks handed over to b's learners").isPositive();
+			assertThat(drain.path("eta").asText()).as("a's drain ends when b's slowest learner is ready, before its "
+					+ "deadline").isEqualTo(drain.path("readyAt").asText());
+			await("b's learner lags sampled").atMost(Duration.ofSeconds(10))
+				.until(() -> prometheusOfB.scrape().contains("kafka_streams_rebalance_learner_lag{"));
+			exportedSeries(prometheusOfA.scrape(), exported);
+			exportedSeries(prometheusOfB.scrape(), exported);
+			MeterRegistry metersOfB = b.getBean(MeterRegistry.class);
+			assertThat(metersOfB.find("kafka.streams.rebalance.learner.lag").gauges()).as("a lag per learner of b")
+				.isNotEmpty()
+				.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("task")).isNotNull());
+			assertThat(a.getBean(MeterRegistry.class).get("kafka.streams.rebalance.drain.eta").gauge().value())
+				.as("seconds until a's drain ends").isPositive();
 			HttpResponse<String> draining = get(a, "/actuator/health/rebalance");
 			assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
 			assertThat(draining.body()).contains("\"state\":\"LEAVING\"").contains("\"deadline\"");
@@ -101,6 +181,15 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
 				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
+			exportedSeries(prometheusOfA.scrape(), exported);
+			for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
+				assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
+					.allSatisfy((series) -> assertThat(exported).as("series exported").containsKey(series));
+				Set<String> labels = new HashSet<>(Set.of("instance", "job"));
+				query.series().forEach((series) -> labels.addAll(exported.get(series)));
+				assertThat(labels).as("labels of '%s': Prometheus' own and the series'", query.panel())
+					.containsAll(query.labels());
+			}
 			assertThat(a.getBean(MeterRegistry.class)
 				.get("kafka.streams.rebalance.drain")
 				.tags("application.id", "endpoint-app", "outcome", "drained", "reason", "learners-ready")

@@ -1,0 +1,200 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The live page in a real browser (Debian's headless Chromium, driven by Selenium) on a real broker: a (leave allowed)
+ * and b (read-only), their restores throttled until the test lets them go. On a's page an operator asks b to leave:
+ * the page shows b LEAVING and a's learners moving with an ETA, the cancel returns b to STABLE, and the leave clicked
+ * again drains b until it is gone; b's own page offers no leave. Without Chromium and its driver
+ * ({@code apt-get install chromium chromium-driver}) the tests are skipped, unless the environment variable
+ * {@code BROWSER_TESTS_REQUIRED=true} (set by {@code .ci/run}) makes that a failure.
+ */
+class RebalancePageBrowserTests {
+
+	private static final Path CHROMIUM = Path.of(System.getProperty("browser.chromium", "/usr/bin/chromium"));
+
+	private static final Path DRIVER = Path.of(System.getProperty("browser.chromedriver", "/usr/bin/chromedriver"));
+
+	/** Where the test leaves its screenshot, which the README shows (copied to docs/). */
+	static final Path SCREENSHOT = Path.of("target", "screenshots", "rebalance-page.png");
+
+	@RegisterExtension
+	static final KafkaBroker broker = new KafkaBroker();
+
+	private final RestoreThrottle throttle = RestoreThrottle.of(400);
+
+	@TempDir
+	Path stateRoot;
+
+	private WebDriver browser;
+
+	@BeforeEach
+	void openBrowser() {
+		boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
+		if (Boolean.parseBoolean(System.getenv("BROWSER_TESTS_REQUIRED"))) {
+			assertThat(installed).as("Chromium at %s and its driver at %s (apt-get install chromium chromium-driver)",
+					CHROMIUM, DRIVER).isTrue();
+		}
+		assumeThat(installed).as("Chromium and chromium-driver installed").isTrue();
+		ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+			.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900",
+					"--user-data-dir=" + this.stateRoot.resolve("chromium"));
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
+			.withLogFile(new File("target/chromedriver.log"))
+			.build();
+		this.browser = new ChromeDriver(service, options);
+	}
+
+	@AfterEach
+	void closeBrowser() {
+		if (this.browser != null) {
+			this.browser.quit();
+		}
+	}
+
+	@Test
+	void anOperatorWatchesLearnersAndLeavesAndCancelsFromThePage() throws Exception {
+		broker.createTopics(4, "page-app-input", "page-app-output");
+		try (ConfigurableApplicationContext a = start("a", "unrestricted");
+				ConfigurableApplicationContext b = start("b", "read-only");
+				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "page-app-input")) {
+			this.browser.get(CountingBootApplication.uri(a, "/actuator/rebalance/page/index.html").toString());
+			page("both members on a's page").atMost(Duration.ofMinutes(1))
+				.until(() -> state("a").equals("STABLE") && state("b").equals("STABLE"));
+			producer.load(4, 10_000, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "page-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+
+			click(() -> leaveButton("b"));
+			page("b leaving on the page").atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("LEAVING"));
+			page("the plan that acts on the leave, above the one before").atMost(Duration.ofSeconds(10))
+				.until(() -> this.browser.findElements(By.cssSelector("#decisions li")).size() >= 2
+						&& this.browser.findElement(By.cssSelector("#decisions li")).getText().contains("leaving [b "));
+			page("a's learners with an ETA on the page").atMost(Duration.ofSeconds(30))
+				.until(() -> !learners("a").isEmpty() && learners("a").stream()
+					.allMatch((learner) -> learner.getText().matches("(?s).*lag [\\d,]+ · [\\d,]+/s · ETA (\\d+ min )?\\d+ s.*")));
+			AtomicLong lagBefore = new AtomicLong();
+			page("a's learners' lag read").atMost(Duration.ofSeconds(10)).until(() -> {
+				lagBefore.set(totalLag(learners("a")));
+				return true;
+			});
+			page("the learners' lag falls on the page").atMost(Duration.ofSeconds(30))
+				.until(() -> !learners("a").isEmpty() && totalLag(learners("a")) < lagBefore.get());
+			page("b's drain with its ETA").atMost(Duration.ofSeconds(10))
+				.until(() -> row("b").findElement(By.cssSelector("td.drain")).getText()
+					.matches("0/\\d learners ready · ETA (\\d+ min )?\\d+ s.*"));
+			Files.createDirectories(SCREENSHOT.getParent());
+			Files.copy(((ChromeDriver) this.browser).getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOT,
+					StandardCopyOption.REPLACE_EXISTING);
+
+			click(() -> row("b").findElement(By.cssSelector("button.cancel")));
+			page("b stable again on the page").atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("STABLE"));
+			assertThat(b.getBean(MemberRuntimes.class).all().get(0).state().name()).isEqualTo("STABLE");
+
+			this.browser.get(CountingBootApplication.uri(b, "/actuator/rebalance/page/index.html").toString());
+			page("b's read-only page").atMost(Duration.ofSeconds(30)).until(() -> state("a").equals("STABLE"));
+			page("a disabled leave with a reason").atMost(Duration.ofSeconds(10))
+				.until(() -> !leaveButton("a").isEnabled() && leaveButton("a").getDomAttribute("title").contains("read-only"));
+
+			this.throttle.release();
+			this.browser.get(CountingBootApplication.uri(a, "/actuator/rebalance/page/index.html").toString());
+			page().atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("STABLE"));
+			click(() -> leaveButton("b"));
+			page("b drained and gone from the page").atMost(Duration.ofMinutes(2))
+				.until(() -> this.browser.findElements(By.cssSelector("#members tr[data-instance='b']")).isEmpty()
+						&& this.browser.findElement(By.cssSelector("#left tr[data-instance='b']")).getText()
+							.contains("drained (learners-ready), 0 tasks moved cold"));
+		}
+	}
+
+	/**
+	 * An await on the page, which re-renders its rows every two seconds: an element read between two renders is
+	 * looked up again.
+	 */
+	private static ConditionFactory page(String alias) {
+		return await(alias).ignoreExceptionsInstanceOf(StaleElementReferenceException.class);
+	}
+
+	private static ConditionFactory page() {
+		return await().ignoreExceptionsInstanceOf(StaleElementReferenceException.class);
+	}
+
+	/**
+	 * Click a button of the page, looked up again if a render replaced it.
+	 */
+	private void click(Supplier<WebElement> button) {
+		page("a click").atMost(Duration.ofSeconds(10)).until(() -> {
+			button.get().click();
+			return true;
+		});
+	}
+
+	private ConfigurableApplicationContext start(String name, String access) {
+		return CountingBootApplication.start(broker, "page-app", name, this.stateRoot, this.throttle, true,
+				"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
+				"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
+				"incremental-rebalance.progress-interval=1s", "incremental-rebalance.on-drained=stop-streams",
+				"management.endpoints.web.exposure.include=rebalance", "management.endpoint.rebalance.access=" + access);
+	}
+
+	private WebElement row(String instanceId) {
+		return this.browser.findElement(By.cssSelector("#members tr[data-instance='" + instanceId + "']"));
+	}
+
+	private String state(String instanceId) {
+		List<WebElement> rows = this.browser.findElements(By.cssSelector("#members tr[data-instance='" + instanceId + "']"));
+		return rows.isEmpty() ? "" : rows.get(0).getDomAttribute("data-state");
+	}
+
+	private WebElement leaveButton(String instanceId) {
+		return row(instanceId).findElement(By.cssSelector("button.leave"));
+	}
+
+	private List<WebElement> learners(String instanceId) {
+		List<WebElement> rows = this.browser.findElements(By.cssSelector("#members tr[data-instance='" + instanceId + "']"));
+		return rows.isEmpty() ? List.of() : rows.get(0).findElements(By.cssSelector(".learner:not(.ready)"));
+	}
+
+	private static long totalLag(List<WebElement> learners) {
+		long total = 0;
+		for (WebElement learner : learners) {
+			String text = learner.findElement(By.cssSelector(".progress")).getText();
+			total += Long.parseLong(text.replaceAll("(?s)^lag ([\\d,]+) .*", "$1").replace(",", ""));
+		}
+		return total;
+	}
+
+}
