@@ -90,6 +90,25 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 		}
 	}
 
+	/**
+	 * Kafka Streams rejoins by itself when a follow-up rebalance it scheduled is due (the leader's assignor asked for
+	 * one, to place the next learner of a hand-over at once, or to probe) or when its assignment asks for one: a round
+	 * of the whole group, which the others would join at their next heartbeat; announced like the round after a
+	 * revoke. This instance's own requests are enforced in {@link #poll} and announced there.
+	 */
+	@Override
+	public void enforceRebalance(String reason) {
+		delegate().enforceRebalance(reason);
+		if (!this.closing) {
+			this.trigger.joiningByItself("incremental-rebalance: Kafka Streams rejoins (" + reason + ")");
+		}
+	}
+
+	@Override
+	public void enforceRebalance() {
+		enforceRebalance("no reason given");
+	}
+
 	@Override
 	public void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
 		delegate().subscribe(topics, new GenerationReporter(callback));

@@ -135,7 +135,8 @@ class MemberClientSupplierTests {
 
 	/**
 	 * The rounds a member joins by itself, which the others would join at their next heartbeat: its first join, once
-	 * its JoinGroup had time to reach the coordinator, and the round after a rebalance that revoked some of its partitions (not a close).
+	 * its JoinGroup had time to reach the coordinator, the round after a rebalance that revoked some of its partitions
+	 * (not a close), and a follow-up rebalance Kafka Streams enforces.
 	 */
 	@Test
 	void roundsTheConsumerJoinsByItselfAreAnnounced() {
@@ -172,10 +173,15 @@ class MemberClientSupplierTests {
 		reporter.onPartitionsAssigned(List.of());
 		assertThat(announced).as("a round that revoked nothing").hasSize(2);
 
+		consumer.enforceRebalance("triggered followup rebalance scheduled for 0");
+		assertThat(announced).as("a follow-up Kafka Streams scheduled").hasSize(3).last().asString()
+			.contains("Kafka Streams rejoins (triggered followup rebalance scheduled for 0)");
+		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
+
 		consumer.close();
 		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 1)));
 		reporter.onPartitionsAssigned(List.of());
-		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(2);
+		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(3);
 		assertThat(trigger.observedGeneration()).isEqualTo(1);
 	}
 
