@@ -137,6 +137,14 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(bad.statusCode()).isEqualTo(400);
 			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
 			assertThat(delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
+			HttpResponse<String> unknown = post(a, "{\"instanceId\":\"gone-9\"}");
+			assertThat(unknown.statusCode()).as("a leave of a member not in the group").isEqualTo(409);
+			assertThat(unknown.body()).contains("\"reason\":\"unknown-instance\"")
+				.contains("unknown instance id 'gone-9'");
+			HttpResponse<String> malformed = post(a, "{\"instanceId\":\"b; rm\"}");
+			assertThat(malformed.statusCode()).isEqualTo(400);
+			assertThat(malformed.body()).contains("instanceId 'b; rm' is not an instance id");
+			assertThat(delete(a, "b").statusCode()).as("cancel of a member that is not leaving").isEqualTo(409);
 
 			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-app-input")) {
 				producer.load(4, 20_000, 1);
@@ -403,6 +411,13 @@ class RebalanceEndpointIntegrationTests {
 			throws IOException, InterruptedException {
 		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave")).DELETE().build(),
 				HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpResponse<String> delete(ConfigurableApplicationContext context, String instanceId)
+			throws IOException, InterruptedException {
+		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave?instanceId=" + instanceId))
+			.DELETE()
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 }
