@@ -93,7 +93,8 @@ class RebalancePageBrowserTests {
 				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "page-app-input")) {
 			this.browser.get(CountingBootApplication.uri(a, "/actuator/rebalance/page/index.html").toString());
 			page("both members on a's page").atMost(Duration.ofMinutes(1))
-				.until(() -> state("a").equals("STABLE") && state("b").equals("STABLE"));
+				.until(() -> state("a").equals("STABLE") && state("b").equals("STABLE")
+						&& row("b").getText().contains(" · incremental"));
 			producer.load(4, 10_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "page-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));

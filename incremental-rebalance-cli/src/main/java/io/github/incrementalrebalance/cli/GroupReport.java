@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -94,6 +95,7 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 	 * A member of the last plan.
 	 * @param instanceId the member
 	 * @param incarnation its start
+	 * @param mode {@code incremental} or {@code upgrading}
 	 * @param state {@code STABLE}, {@code LEAVING} or {@code HAND_OVER <reason>}
 	 * @param active the tasks it runs
 	 * @param learning its learners
@@ -102,8 +104,9 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 	 * @param learnersReady while it leaves: how many learners of its tasks are ready
 	 * @param tasksHandedOver while it leaves: how many of its tasks go to learners
 	 */
-	record Member(String instanceId, String incarnation, String state, List<String> active, List<Learner> learning,
-			List<String> standby, Double drainEtaSeconds, Integer learnersReady, Integer tasksHandedOver) {
+	record Member(String instanceId, String incarnation, String mode, String state, List<String> active,
+			List<Learner> learning, List<String> standby, Double drainEtaSeconds, Integer learnersReady,
+			Integer tasksHandedOver) {
 
 		static Member of(PlanRecord plan, Optional<LeaveRecord> leave, Optional<ProgressRecord> progress,
 				Optional<DrainProgress> drain, Instant now) {
@@ -113,7 +116,8 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 			plan.learning().forEach((task, plannedLag) -> learning.add(Learner.of(task, plannedLag,
 					plan.ready().contains(task), progress, now)));
 			learning.sort(Comparator.comparing(Learner::task));
-			return new Member(plan.instanceId(), plan.incarnation(), state, plan.active(), learning, plan.standby(),
+			return new Member(plan.instanceId(), plan.incarnation(), plan.mode().name().toLowerCase(Locale.ROOT), state,
+					plan.active(), learning, plan.standby(),
 					drain.flatMap(DrainProgress::eta).map((eta) -> secondsUntil(eta, now)).orElse(null),
 					drain.map(DrainProgress::learnersReady).orElse(null), drain.map((d) -> d.tasks().size()).orElse(null));
 		}

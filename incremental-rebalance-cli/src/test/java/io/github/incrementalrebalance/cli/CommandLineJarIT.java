@@ -71,6 +71,7 @@ class CommandLineJarIT {
 			assertThat(group.path("applicationId").asText()).isEqualTo("cli-jar");
 			assertThat(group.path("members").findValuesAsText("instanceId")).containsExactly("a", "b", "c");
 			assertThat(group.path("members").findValuesAsText("state")).containsOnly("STABLE");
+			assertThat(group.path("members").findValuesAsText("mode")).containsOnly("incremental");
 
 			Result unknown = jar("leave", "--instance-id", "gone-9");
 			assertThat(unknown.status()).isEqualTo(1);

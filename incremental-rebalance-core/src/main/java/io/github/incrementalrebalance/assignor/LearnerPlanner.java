@@ -623,7 +623,7 @@ public final class LearnerPlanner {
 						beingLearned, standbyTasks,
 						this.leaving.containsKey(id),
 						Optional.ofNullable(this.leaving.get(id)).map(LeaveRequest::leaveId),
-						Optional.ofNullable(this.handOver.get(id))));
+						Optional.ofNullable(this.handOver.get(id)), member.mode()));
 			}
 			return plans;
 		}

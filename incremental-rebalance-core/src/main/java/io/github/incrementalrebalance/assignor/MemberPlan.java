@@ -24,10 +24,11 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param leaving whether it asked to leave
  * @param leaveId the identity of the leave request this plan acts on, when leaving
  * @param handOver set when it should leave the group now
+ * @param mode the rebalancing mode it runs, as its client tags say
  */
 public record MemberPlan(ProcessId processId, String instanceId, String incarnation, SortedSet<TaskId> active,
 		SortedMap<TaskId, Learner> learning, SortedSet<TaskId> beingLearned, SortedSet<TaskId> standby,
-		boolean leaving, Optional<String> leaveId, Optional<HandOverReason> handOver) {
+		boolean leaving, Optional<String> leaveId, Optional<HandOverReason> handOver, RebalancingMode mode) {
 
 	public MemberPlan {
 		Objects.requireNonNull(processId, "processId");
@@ -35,6 +36,7 @@ public record MemberPlan(ProcessId processId, String instanceId, String incarnat
 		Objects.requireNonNull(incarnation, "incarnation");
 		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(handOver, "handOver");
+		Objects.requireNonNull(mode, "mode");
 		active = Collections.unmodifiableSortedSet(new TreeSet<>(active));
 		learning = Collections.unmodifiableSortedMap(new TreeMap<>(learning));
 		beingLearned = Collections.unmodifiableSortedSet(new TreeSet<>(beingLearned));

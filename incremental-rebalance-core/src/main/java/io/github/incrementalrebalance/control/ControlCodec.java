@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -15,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.incrementalrebalance.assignor.HandOverReason;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
 
 /**
  * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot
@@ -26,7 +28,7 @@ public final class ControlCodec {
 	/**
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
 	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
-	 * rejoin with {@code rejoin/<id>} and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
+	 * rejoin with {@code rejoin/<id>}, says which mode it runs in its plan ({@code mode}) and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
 	 * Version 1 is still read.
 	 */
 	static final int VERSION = 2;
@@ -80,6 +82,7 @@ public final class ControlCodec {
 			node.put("leaving", plan.leaving());
 			plan.leaveId().ifPresent((leaveId) -> node.put("leave", leaveId));
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
+			node.put("mode", plan.mode().name().toLowerCase(Locale.ROOT));
 		}
 		else if (record instanceof RejoinRequest rejoin) {
 			node.put("incarnation", rejoin.incarnation());
@@ -184,7 +187,8 @@ public final class ControlCodec {
 			return Optional.of(new PlanRecord(instanceId, requiredText(key, node, "incarnation"),
 					generation(key, node, version), strings(node, "active"),
 					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
-					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver));
+					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver,
+					mode(key, node)));
 		}
 		Instant at = Instant.ofEpochMilli(requiredLong(key, node, (version == 1) ? "epoch" : "at"));
 		int replaces = (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "replaces").intValue();
@@ -232,6 +236,20 @@ public final class ControlCodec {
 					optionalLong(key, learner, "etaMs").map(Duration::ofMillis)));
 		}
 		return progress;
+	}
+
+	private static RebalancingMode mode(String key, JsonNode node) {
+		Optional<String> mode = optionalText(key, node, "mode");
+		if (mode.isEmpty()) {
+			return RebalancingMode.INCREMENTAL;
+		}
+		try {
+			return RebalancingMode.valueOf(mode.get().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new MalformedControlRecordException("value of '" + key + "' has an unknown mode '" + mode.get()
+					+ "' (expected incremental or upgrading)");
+		}
 	}
 
 	private static HandOverReason handOverReason(String key, String name) {

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import io.github.incrementalrebalance.assignor.HandOverReason;
 import io.github.incrementalrebalance.assignor.Learner;
 import io.github.incrementalrebalance.assignor.MemberPlan;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
 
 /**
  * {@code plan/<instance-id>/<incarnation>}: what the last assignment planned for one start of a member. One record per
@@ -28,11 +29,12 @@ import io.github.incrementalrebalance.assignor.MemberPlan;
  * @param leaving whether it asked to leave
  * @param leaveId the leave request the plan acts on; empty when not leaving, and in plans of version 1
  * @param handOver why it should leave the group now, if it should
+ * @param mode the rebalancing mode the member runs; {@code incremental} in records that do not say
  */
 public record PlanRecord(String instanceId, String incarnation, int generation, List<String> active,
 		Map<String, Long> learning,
 		List<String> ready, List<String> beingLearned, List<String> standby, boolean leaving,
-		Optional<String> leaveId, Optional<HandOverReason> handOver) implements ControlRecord {
+		Optional<String> leaveId, Optional<HandOverReason> handOver, RebalancingMode mode) implements ControlRecord {
 
 	static final String KEY_PREFIX = "plan/";
 
@@ -46,6 +48,7 @@ public record PlanRecord(String instanceId, String incarnation, int generation, 
 		standby = List.copyOf(standby);
 		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(handOver, "handOver");
+		Objects.requireNonNull(mode, "mode");
 	}
 
 	/**
@@ -69,7 +72,8 @@ public record PlanRecord(String instanceId, String incarnation, int generation, 
 		plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
 		return new PlanRecord(plan.instanceId(), plan.incarnation(), generation, names(plan.active()), learning,
 				plan.learning().values().stream().filter(Learner::ready).map((l) -> l.task().toString()).toList(),
-				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.leaveId(), plan.handOver());
+				names(plan.beingLearned()), names(plan.standby()), plan.leaving(), plan.leaveId(), plan.handOver(),
+				plan.mode());
 	}
 
 	private static List<String> names(Collection<?> tasks) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.assignor.HandOverReason;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,7 +55,7 @@ class ControlCodecTests {
 		assertThat(legacy.generation()).isEqualTo(PlanEpoch.UNKNOWN_GENERATION);
 		assertThat(legacy.actsOn("any")).isTrue();
 		PlanRecord echoing = new PlanRecord("pod-7", "a", 2, List.of(), Map.of(), List.of(), List.of(), List.of(), true,
-				Optional.of("l1"), Optional.empty());
+				Optional.of("l1"), Optional.empty(), RebalancingMode.INCREMENTAL);
 		assertThat(echoing.actsOn("l1")).isTrue();
 		assertThat(echoing.actsOn("l2")).as("a plan for an earlier leave of the member").isFalse();
 	}
@@ -63,11 +64,23 @@ class ControlCodecTests {
 	void planRecordAndEpochRoundTrip() {
 		PlanRecord plan = new PlanRecord("pod-7", "k3j9", 12, List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
 				List.of("0_2"), List.of("0_1"), List.of("0_4"), true, Optional.of("l1"),
-				Optional.of(HandOverReason.LEARNERS_READY));
+				Optional.of(HandOverReason.LEARNERS_READY), RebalancingMode.INCREMENTAL);
 		assertThat(plan.key()).as("one key per member start").isEqualTo("plan/pod-7/k3j9");
 		assertThat(roundTrip(plan)).isEqualTo(plan);
 		PlanEpoch epoch = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"));
 		assertThat(roundTrip(epoch)).isEqualTo(epoch);
+	}
+
+	@Test
+	void planRecordSaysTheMembersModeAndOneThatDoesNotRunsIncremental() {
+		PlanRecord upgrading = new PlanRecord("pod-7", "k3j9", 12, List.of("0_1"), Map.of(), List.of(), List.of(),
+				List.of(), false, Optional.empty(), Optional.empty(), RebalancingMode.UPGRADING);
+		assertThat(roundTrip(upgrading)).isEqualTo(upgrading);
+		byte[] withoutMode = "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12}".getBytes(StandardCharsets.UTF_8);
+		assertThat(ControlCodec.decode("plan/pod-7/k3j9", withoutMode)).hasValueSatisfying(
+				(plan) -> assertThat(((PlanRecord) plan).mode()).isEqualTo(RebalancingMode.INCREMENTAL));
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,\"mode\":\"fast\"}",
+				"unknown mode 'fast' (expected incremental or upgrading)");
 	}
 
 	@Test

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.incrementalrebalance.assignor.LeaveRequest;
 import io.github.incrementalrebalance.assignor.MemberPlan;
 import io.github.incrementalrebalance.assignor.Plan;
+import io.github.incrementalrebalance.assignor.RebalancingMode;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
@@ -110,7 +111,7 @@ class ControlTopicIntegrationTests {
 
 				writer.publishPlan(List.<ControlRecord>of(
 						new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"), List.of(), true,
-								Optional.of(s3.leaveId()), Optional.empty()),
+								Optional.of(s3.leaveId()), Optional.empty(), RebalancingMode.INCREMENTAL),
 						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
 				await().atMost(TIMEOUT).until(() -> reader.plan("s3", "inc3").isPresent());
 				assertThat(reader.plan("s3", "inc3").orElseThrow().beingLearned()).containsExactly("0_1");
@@ -212,7 +213,7 @@ class ControlTopicIntegrationTests {
 				// a former leader's plan of generation 7 arrives late; its clock is a minute ahead
 				writer.publishPlan(List.of(
 						new PlanRecord("a", "a1", 7, List.of("0_9"), Map.of(), List.of(), List.of(), List.of(), false,
-								Optional.empty(), Optional.empty()),
+								Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL),
 						new PlanEpoch(7, 6, "former", Instant.now().plusSeconds(60), "moved 0_9", List.of())),
 						List.of());
 				await().atMost(TIMEOUT).until(() -> !log.messages(Level.WARN).isEmpty());
@@ -271,7 +272,7 @@ class ControlTopicIntegrationTests {
 			tasks.add(TaskId.parse(task));
 		}
 		return new MemberPlan(new ProcessId(UUID.randomUUID()), instanceId, incarnation, tasks,
-				new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty(), Optional.empty());
+				new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
 	}
 
 	private static Plan planOf(MemberPlan... members) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.incrementalrebalance.assignor.RebalancingMode;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +83,7 @@ class DrainProgressTests {
 	private static PlanRecord plan(String instanceId, List<String> active, Map<String, Long> learning,
 			List<String> ready, List<String> beingLearned, boolean leaving) {
 		return new PlanRecord(instanceId, instanceId + "-1", 7, active, learning, ready, beingLearned, List.of(),
-				leaving, Optional.empty(), Optional.empty());
+				leaving, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
 	}
 
 }

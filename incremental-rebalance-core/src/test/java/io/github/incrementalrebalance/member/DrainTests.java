@@ -288,7 +288,7 @@ class DrainTests {
 
 	private PlanRecord plan(Optional<String> leaveId, Optional<HandOverReason> handOver) {
 		return new PlanRecord("b", this.identity.incarnation(), this.control.nextGeneration(), List.of("0_1"), Map.of(),
-				List.of(), List.of("0_1"), List.of(), true, leaveId, handOver);
+				List.of(), List.of("0_1"), List.of(), true, leaveId, handOver, RebalancingMode.INCREMENTAL);
 	}
 
 	/**

@@ -81,7 +81,7 @@ class LearnerProgressReporterTests {
 
 	private PlanRecord plan(Map<String, Long> learning) {
 		return new PlanRecord("b", this.identity.incarnation(), 3, List.of(), learning, List.of(), List.of(),
-				List.of(), false, Optional.empty(), Optional.empty());
+				List.of(), false, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
 	}
 
 	private static final class RecordingWriter implements ControlWriter {
