@@ -47,20 +47,8 @@ final class CancelCommand implements Callable<Integer> {
 				session.write(leave.get().cancel("cli"));
 				outcomes.add(Outcome.done(instanceId, "cancelled", leave.get().leaveId()));
 			}
-			if (this.output.json()) {
-				Output.printJson(out, outcomes);
-			}
-			else {
-				for (Outcome outcome : outcomes) {
-					if (outcome.wasSkipped()) {
-						err.println("WARN: " + outcome.reason());
-					}
-					else {
-						out.println(outcome.instanceId() + ": leave " + outcome.leaveId() + " cancelled");
-					}
-				}
-			}
-			return outcomes.stream().anyMatch(Outcome::wasSkipped) ? ExitCodes.REFUSED : ExitCodes.OK;
+			return this.output.printOutcomes(out, err, outcomes,
+					(outcome) -> outcome.instanceId() + ": leave " + outcome.leaveId() + " cancelled");
 		}
 	}
 

@@ -73,24 +73,8 @@ final class LeaveCommand implements Callable<Integer> {
 				session.write(request.get());
 				outcomes.add(Outcome.done(ask.instanceId(), "leaving", request.get().leaveId()));
 			}
-			print(out, err, outcomes);
-			return outcomes.stream().anyMatch(Outcome::wasSkipped) ? ExitCodes.REFUSED : ExitCodes.OK;
-		}
-	}
-
-	private void print(PrintWriter out, PrintWriter err, List<Outcome> outcomes) {
-		if (this.output.json()) {
-			Output.printJson(out, outcomes);
-			return;
-		}
-		for (Outcome outcome : outcomes) {
-			if (outcome.wasSkipped()) {
-				err.println("WARN: " + outcome.reason() + "; skipped");
-			}
-			else {
-				out.println(outcome.instanceId() + ": leaving (leave " + outcome.leaveId()
-						+ ((this.timeout != null) ? ", timeout " + this.timeout : "") + ")");
-			}
+			return this.output.printOutcomes(out, err, outcomes, (outcome) -> outcome.instanceId() + ": leaving (leave "
+					+ outcome.leaveId() + ((this.timeout != null) ? ", timeout " + this.timeout : "") + ")");
 		}
 	}
 

@@ -1,6 +1,8 @@
 package io.github.incrementalrebalance.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,6 +33,32 @@ final class Output {
 
 	boolean json() {
 		return this.format == Format.JSON;
+	}
+
+	/**
+	 * Print what a leave or cancel did for each instance: one JSON array, or a line each (skipped ones as a WARN on
+	 * the error stream).
+	 * @param out the output
+	 * @param err the error output
+	 * @param outcomes what was done
+	 * @param done the line of an instance that was not skipped
+	 * @return the exit status: {@link ExitCodes#REFUSED} when one was skipped
+	 */
+	int printOutcomes(PrintWriter out, PrintWriter err, List<Outcome> outcomes, Function<Outcome, String> done) {
+		if (json()) {
+			printJson(out, outcomes);
+		}
+		else {
+			for (Outcome outcome : outcomes) {
+				if (outcome.wasSkipped()) {
+					err.println("WARN: " + outcome.reason() + "; skipped");
+				}
+				else {
+					out.println(done.apply(outcome));
+				}
+			}
+		}
+		return outcomes.stream().anyMatch(Outcome::wasSkipped) ? ExitCodes.REFUSED : ExitCodes.OK;
 	}
 
 	static void printJson(PrintWriter out, Object value) {
