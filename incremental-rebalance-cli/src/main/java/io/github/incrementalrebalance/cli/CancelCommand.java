@@ -8,25 +8,14 @@ import java.util.concurrent.Callable;
 
 import io.github.incrementalrebalance.control.LeaveRecord;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Cancels leaves that have not ended: the instances stay, their learners are dropped.
  */
-@Command(name = "cancel", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class, description = "Cancel the leave of instances that have not left yet: they stay in the group.")
-final class CancelCommand implements Callable<Integer> {
-
-	@Spec
-	CommandSpec spec;
-
-	@Mixin
-	ConnectionOptions connection;
-
-	@Mixin
-	Output output;
+@Command(name = "cancel", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
+		description = "Cancel the leave of instances that have not left yet: they stay in the group.")
+final class CancelCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
 			description = "The instances whose leave to cancel, comma-separated.")

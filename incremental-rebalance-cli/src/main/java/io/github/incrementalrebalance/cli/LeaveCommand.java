@@ -12,27 +12,16 @@ import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.LeaveAsk;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Marks instances leaving: each drains to learners, then leaves its group and shuts down.
  */
-@Command(name = "leave", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class, description = { "Ask instances to leave: each hands its tasks over to warm learners, then "
+@Command(name = "leave", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
+		description = { "Ask instances to leave: each hands its tasks over to warm learners, then "
 		+ "leaves the group.", "Refused when no member of the last plan would stay (unless --force), and for an "
 				+ "instance id two live members share." })
-final class LeaveCommand implements Callable<Integer> {
-
-	@Spec
-	CommandSpec spec;
-
-	@Mixin
-	ConnectionOptions connection;
-
-	@Mixin
-	Output output;
+final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
 			description = "The instances to drain, comma-separated (as 'list' shows them).")

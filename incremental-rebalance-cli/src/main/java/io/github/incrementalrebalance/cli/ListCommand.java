@@ -7,27 +7,16 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.locks.LockSupport;
 
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Shows the group: the last plan, each member's state, tasks and learners with their progress and ETA, and how the
  * latest leaves ended. With {@code --watch}, again every interval.
  */
-@Command(name = "list", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class, description = { "Show the group: the last plan, each member with its tasks, its learners' "
+@Command(name = "list", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
+		description = { "Show the group: the last plan, each member with its tasks, its learners' "
 		+ "progress and ETA, each drain's ETA, and how the latest leaves ended." })
-final class ListCommand implements Callable<Integer> {
-
-	@Spec
-	CommandSpec spec;
-
-	@Mixin
-	ConnectionOptions connection;
-
-	@Mixin
-	Output output;
+final class ListCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = { "-w", "--watch" }, description = "Print the group again every interval until interrupted.")
 	boolean watch;
