@@ -714,7 +714,8 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @return the tasks, as of Kafka Streams' last assignment and the last plan
 	 */
 	public List<TaskState> tasks() {
-		if (this.streams == null) {
+		Supplier<Map<TaskId, Long>> recentLags = this.learnerLags;
+		if (this.streams == null || recentLags == null) {
 			return List.of();
 		}
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
@@ -722,9 +723,10 @@ public final class MemberRuntime implements AutoCloseable {
 		Set<String> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
 		long acceptableLag = acceptableRecoveryLag();
 		Set<ThreadMetadata> threads = this.streams.metadataForLocalThreads();
-		// each lag read is a ListOffsets call to the cluster: only when there are standbys to report
+		// each lag read is a ListOffsets call to the cluster: only when there are standbys to report, and shared with
+		// the learner checks and the other meters of one scrape
 		Map<TaskId, Long> lags = threads.stream().anyMatch((thread) -> !thread.standbyTasks().isEmpty())
-				? localLags(this.storeTasks) : Map.of();
+				? recentLags.get() : Map.of();
 		List<TaskState> tasks = new ArrayList<>();
 		for (ThreadMetadata thread : threads) {
 			for (TaskMetadata active : thread.activeTasks()) {
