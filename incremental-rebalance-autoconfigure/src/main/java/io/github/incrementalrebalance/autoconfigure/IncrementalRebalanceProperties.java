@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-import io.github.incrementalrebalance.assignor.LearnerRebalance;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import org.jspecify.annotations.Nullable;
 

@@ -16,8 +16,8 @@ import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
-import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.LeaveRefusedException;
 import io.github.incrementalrebalance.member.MemberRuntime;
@@ -25,7 +25,6 @@ import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.member.TaskRole;
 import io.github.incrementalrebalance.member.TaskState;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;

@@ -16,8 +16,8 @@ import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
-import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.control.ProgressRecord;
 
 /**
  * The group as the control topic shows it at one moment: the last plan, each member with its learners' progress and

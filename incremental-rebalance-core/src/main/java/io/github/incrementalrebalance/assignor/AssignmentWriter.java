@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.Plan;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
 
 /**

@@ -7,6 +7,12 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.incrementalrebalance.member.MemberIdentity;
+import io.github.incrementalrebalance.planner.Group;
+import io.github.incrementalrebalance.planner.GroupMember;
+import io.github.incrementalrebalance.planner.GroupTask;
+import io.github.incrementalrebalance.planner.LeaveRequest;
+import io.github.incrementalrebalance.planner.PlannerSettings;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;

@@ -12,13 +12,17 @@ import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.planner.Group;
+import io.github.incrementalrebalance.planner.LearnerPlanner;
+import io.github.incrementalrebalance.planner.Plan;
+import io.github.incrementalrebalance.planner.PlannerSettings;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
-import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor;
 import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.assignor;
 
+import io.github.incrementalrebalance.planner.Plan;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 
 /**

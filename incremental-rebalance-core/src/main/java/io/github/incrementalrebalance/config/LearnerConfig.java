@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.assignor.LearnerRebalance;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import org.apache.kafka.common.config.AbstractConfig;

@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.incrementalrebalance.assignor.HandOverReason;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 
 /**
  * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

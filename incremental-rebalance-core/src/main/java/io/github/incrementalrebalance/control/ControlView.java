@@ -3,7 +3,7 @@ package io.github.incrementalrebalance.control;
 import java.util.List;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**
  * What the leader knows from the control topic when it assigns: the leave requests. Handed to the assignor as an

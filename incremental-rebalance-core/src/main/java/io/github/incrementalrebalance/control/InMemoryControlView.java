@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**
  * A control view held in memory: for applications whose instances share one JVM, and for tests.

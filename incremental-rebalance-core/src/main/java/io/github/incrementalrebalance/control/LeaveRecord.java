@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
-import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**
  * {@code leave/<instance-id>}: an instance was asked to leave, or that leave was cancelled. A cancel is a record of

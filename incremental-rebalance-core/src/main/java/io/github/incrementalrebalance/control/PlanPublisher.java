@@ -12,8 +12,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.assignor.MemberPlan;
-import io.github.incrementalrebalance.assignor.Plan;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.slf4j.Logger;

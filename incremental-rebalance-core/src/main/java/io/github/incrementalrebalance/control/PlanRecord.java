@@ -7,10 +7,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
-import io.github.incrementalrebalance.assignor.HandOverReason;
-import io.github.incrementalrebalance.assignor.Learner;
-import io.github.incrementalrebalance.assignor.MemberPlan;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.Learner;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 
 /**
  * {@code plan/<instance-id>/<incarnation>}: what the last assignment planned for one start of a member. One record per

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
-import io.github.incrementalrebalance.assignor.HandOverReason;
+import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;

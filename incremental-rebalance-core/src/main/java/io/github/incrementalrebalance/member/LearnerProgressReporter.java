@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.PlanRecord;
-import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.control.ProgressRecord;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

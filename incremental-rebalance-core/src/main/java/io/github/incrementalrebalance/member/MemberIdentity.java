@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 
 /**
  * Who a member is, carried to the leader in two client tags (Kafka allows five, values up to 30 characters): the

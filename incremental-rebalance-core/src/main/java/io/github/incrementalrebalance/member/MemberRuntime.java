@@ -29,7 +29,7 @@ import java.util.function.Supplier;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopic;

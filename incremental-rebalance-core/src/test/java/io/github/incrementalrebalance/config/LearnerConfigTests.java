@@ -3,8 +3,8 @@ package io.github.incrementalrebalance.config;
 import java.time.Duration;
 import java.util.Map;
 
-import io.github.incrementalrebalance.assignor.LearnerRebalance;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 

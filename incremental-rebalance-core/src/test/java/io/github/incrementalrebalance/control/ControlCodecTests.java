@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.assignor.HandOverReason;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -15,10 +15,10 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import io.github.incrementalrebalance.assignor.LeaveRequest;
-import io.github.incrementalrebalance.assignor.MemberPlan;
-import io.github.incrementalrebalance.assignor.Plan;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.LeaveRequest;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.Plan;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;

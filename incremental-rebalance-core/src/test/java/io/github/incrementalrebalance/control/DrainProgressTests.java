@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import org.junit.jupiter.api.Test;
 

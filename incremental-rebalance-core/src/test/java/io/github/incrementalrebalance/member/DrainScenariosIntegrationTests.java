@@ -10,15 +10,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.incrementalrebalance.assignor.HandOverReason;
+import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlCodec;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
-import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;

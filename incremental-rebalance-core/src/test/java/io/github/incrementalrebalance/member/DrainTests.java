@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.incrementalrebalance.assignor.HandOverReason;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.PlanRecord;

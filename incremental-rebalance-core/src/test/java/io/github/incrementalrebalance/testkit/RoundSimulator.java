@@ -19,11 +19,11 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
-import io.github.incrementalrebalance.assignor.LeaveRequest;
+import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
-import io.github.incrementalrebalance.assignor.Plan;
+import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.assignor.PlanListener;
-import io.github.incrementalrebalance.assignor.RebalancingMode;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;

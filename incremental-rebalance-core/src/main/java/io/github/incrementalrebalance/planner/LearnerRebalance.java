@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.assignor;
+package io.github.incrementalrebalance.planner;
 
 /**
  * When a leaving member's tasks move to their learners ({@code learner.rebalance.trigger}).

@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.assignor;
+package io.github.incrementalrebalance.planner;
 
 /**
  * Why a leaving member is told to leave the group now: one rebalance then hands all its tasks over.

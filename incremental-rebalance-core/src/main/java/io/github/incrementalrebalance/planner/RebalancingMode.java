@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.assignor;
+package io.github.incrementalrebalance.planner;
 
 /**
  * How a member wants the group assigned ({@code stream.rebalancing.mode}).

@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.assignor;
+package io.github.incrementalrebalance.planner;
 
 import java.time.Duration;
 import java.util.ArrayList;

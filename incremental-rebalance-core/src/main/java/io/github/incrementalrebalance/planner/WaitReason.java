@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.assignor;
+package io.github.incrementalrebalance.planner;
 
 /**
  * Why a wanted move of a task was not made this round.
