@@ -5,9 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-import io.github.incrementalrebalance.planner.LearnerRebalance;
-import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
+import io.github.incrementalrebalance.planner.PlacementPolicy;
+import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -42,6 +43,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * 'setLeaveGroupOnClose(true)'. A drained instance leaves either way.
  * @param onDrained What to do once this instance drained and left the group: close the application context
  * ('shutdown') or only Kafka Streams ('stop-streams').
+ * @param placementPolicy Where tasks may run and what running them there costs: a class implementing
+ * 'io.github.incrementalrebalance.planner.PlacementPolicy'. Default: one that honours Kafka's
+ * 'rack.aware.assignment.strategy'.
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
  * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
  * Streams to close.
@@ -51,7 +55,8 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
-		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown) {
+		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
+		@Nullable Class<?> placementPolicy) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -67,6 +72,10 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (progressInterval != null && progressInterval.toMillis() < 100) {
 			throw invalid("progress-interval", progressInterval, "a duration of at least 100ms");
+		}
+		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
+			throw invalid("placement-policy", placementPolicy.getName(),
+					"a class implementing " + PlacementPolicy.class.getName());
 		}
 		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
 			throw invalid("instance-id", instanceId, "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
@@ -112,6 +121,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.leaveOnClose != null) {
 			keys.put(LearnerConfig.LEAVE_ON_CLOSE_CONFIG, this.leaveOnClose);
+		}
+		if (this.placementPolicy != null) {
+			keys.put(LearnerConfig.PLACEMENT_POLICY_CLASS_CONFIG, this.placementPolicy);
 		}
 		return keys;
 	}

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 import io.github.incrementalrebalance.member.MemberIdentity;
 import io.github.incrementalrebalance.planner.Group;
@@ -32,25 +34,59 @@ final class GroupReader {
 	 * @param settings the learner keys merged with Kafka's assignment configs
 	 * @param leaveRequests the control view's leave requests
 	 * @param now the leader's clock
+	 * @param racks whether to read the members' and partitions' racks: only when every one has its rack, as Kafka's
+	 * rack-aware assignment asks (see {@link #missingRacks})
 	 */
 	static Group read(ApplicationState state, PlannerSettings settings, List<LeaveRequest> leaveRequests,
-			Instant now) {
+			Instant now, boolean racks) {
 		List<GroupMember> members = new ArrayList<>();
 		List<String> rackTagKeys = state.assignmentConfigs().rackAwareAssignmentTags();
 		for (KafkaStreamsState client : state.kafkaStreamsStates(true).values()) {
-			members.add(member(client, rackTagKeys));
+			members.add(member(client, rackTagKeys, racks ? client.rackId() : Optional.empty()));
 		}
 		List<GroupTask> tasks = state.allTasks().values().stream()
-			.map((task) -> new GroupTask(task.id(), hasChangelog(task)))
+			.map((task) -> new GroupTask(task.id(), hasChangelog(task), racks ? partitionRacks(task) : List.of()))
 			.toList();
 		return Group.of(members, tasks, leaveRequests, settings, now);
+	}
+
+	/**
+	 * What keeps rack-aware placement from working this round: like Kafka, all or nothing, since a member or a
+	 * partition without a rack would look either free or dear to every task.
+	 * @param state Kafka's view of the group this round
+	 * @return the first member without {@code client.rack} or partition without racks, if any
+	 */
+	static Optional<String> missingRacks(ApplicationState state) {
+		for (KafkaStreamsState client : state.kafkaStreamsStates(false).values()) {
+			if (client.rackId().isEmpty()) {
+				String name = MemberIdentity.fromClientTags(client.clientTags())
+					.map(MemberIdentity::instanceId)
+					.orElse(client.processId().id().toString());
+				return Optional.of("member " + name + " has no client.rack");
+			}
+		}
+		for (TaskInfo task : state.allTasks().values()) {
+			for (TaskTopicPartition partition : task.topicPartitions()) {
+				if (partition.rackIds().map(Set::isEmpty).orElse(true)) {
+					return Optional.of("partition " + partition.topicPartition() + " of task " + task.id()
+							+ " has no known rack");
+				}
+			}
+		}
+		return Optional.empty();
 	}
 
 	/**
 	 * A member without identity tags (a plain Kafka Streams instance) is named by its process id and counts as
 	 * incremental, started at the epoch.
 	 */
-	private static GroupMember member(KafkaStreamsState client, List<String> rackTagKeys) {
+	private static List<Set<String>> partitionRacks(TaskInfo task) {
+		return task.topicPartitions().stream()
+			.map((partition) -> partition.rackIds().orElse(Set.of()))
+			.toList();
+	}
+
+	private static GroupMember member(KafkaStreamsState client, List<String> rackTagKeys, Optional<String> rack) {
 		Map<TaskId, Long> lags = client.statefulTasksToLagSums();
 		Map<String, String> rackTags = new HashMap<>();
 		rackTagKeys.forEach((key) -> {
@@ -62,10 +98,12 @@ final class GroupReader {
 		return MemberIdentity.fromClientTags(client.clientTags())
 			.map((identity) -> new GroupMember(client.processId(), identity.instanceId(), identity.incarnation(),
 					client.numProcessingThreads(), identity.mode(), identity.startedAt(),
-					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags))
+					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags, rack,
+					client.clientTags()))
 			.orElseGet(() -> new GroupMember(client.processId(), client.processId().id().toString(), "",
 					client.numProcessingThreads(), RebalancingMode.INCREMENTAL, Instant.EPOCH,
-					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags));
+					client.previousActiveTasks(), client.previousStandbyTasks(), lags, rackTags, rack,
+					client.clientTags()));
 	}
 
 	/**

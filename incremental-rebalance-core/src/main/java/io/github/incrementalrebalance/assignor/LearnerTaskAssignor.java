@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -18,6 +19,7 @@ import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
@@ -44,7 +46,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 
 	private static final Logger logger = LoggerFactory.getLogger(LearnerTaskAssignor.class);
 
-	private final LearnerPlanner planner = new LearnerPlanner();
+	private LearnerPlanner planner = new LearnerPlanner();
+
+	private RuntimeException policyError;
 
 	private LearnerConfig config = new LearnerConfig(Map.of());
 
@@ -62,6 +66,14 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	@Override
 	public void configure(Map<String, ?> configs) {
 		this.config = new LearnerConfig(configs);
+		try {
+			this.planner = new LearnerPlanner(this.config.placementPolicy());
+		}
+		catch (RuntimeException ex) {
+			// Kafka kills every stream thread of the group when configure throws: plan with Kafka's assignor instead
+			this.planner = null;
+			this.policyError = ex;
+		}
 		if (configs.get(ControlView.CONFIG) instanceof ControlView view) {
 			this.controlView = view;
 		}
@@ -80,12 +92,20 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	public TaskAssignment assign(ApplicationState applicationState) {
 		Instant now = this.clock.instant();
 		try {
+			if (this.planner == null) {
+				throw new IllegalStateException("the placement policy could not be made: " + this.policyError.getMessage(),
+						this.policyError);
+			}
 			PlannerSettings settings = settings(applicationState.assignmentConfigs());
 			this.controlView.unavailable().ifPresent((reason) -> {
 				throw new IllegalStateException(reason + ": a leave request could be missed");
 			});
-			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now);
+			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now,
+					racks(applicationState.assignmentConfigs(), applicationState));
 			Plan plan = this.planner.plan(group);
+			if (!plan.outsidePolicy().isEmpty()) {
+				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());
+			}
 			TaskAssignment assignment = AssignmentWriter.write(plan);
 			check(applicationState, assignment);
 			this.status.planned();
@@ -115,7 +135,21 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	private PlannerSettings settings(AssignmentConfigs kafka) {
 		return new PlannerSettings(kafka.acceptableRecoveryLag(), kafka.maxWarmupReplicas(),
 				kafka.numStandbyReplicas(), this.config.balancingFactor(), this.config.learnerRebalance(),
-				this.config.learnerProbeInterval());
+				this.config.learnerProbeInterval(),
+				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST));
+	}
+
+	/**
+	 * Whether to read racks this round: rack-aware assignment is on and every member and partition has its rack.
+	 */
+	private static boolean racks(AssignmentConfigs kafka, ApplicationState state) {
+		if (StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(kafka.rackAwareAssignmentStrategy())) {
+			return false;
+		}
+		Optional<String> missing = GroupReader.missingRacks(state);
+		missing.ifPresent((reason) -> logger.warn("rack.aware.assignment.strategy={} is not applied this round: {} "
+				+ "(tasks are placed by warmth and load)", kafka.rackAwareAssignmentStrategy(), reason));
+		return missing.isEmpty();
 	}
 
 	/**

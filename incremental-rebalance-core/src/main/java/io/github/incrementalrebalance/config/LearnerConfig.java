@@ -5,10 +5,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.planner.LearnerRebalance;
-import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.PlanPublisher;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
+import io.github.incrementalrebalance.planner.PlacementPolicy;
+import io.github.incrementalrebalance.planner.RackAwarePlacementPolicy;
+import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -69,6 +72,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String PROGRESS_INTERVAL_MS_CONFIG = "incremental.rebalance.progress.interval.ms";
 
+	/**
+	 * The {@link PlacementPolicy} class: where tasks may run and what that costs; the default honours Kafka's
+	 * {@code rack.aware.assignment.strategy}.
+	 */
+	public static final String PLACEMENT_POLICY_CLASS_CONFIG = "incremental.rebalance.placement.policy.class";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -110,6 +119,16 @@ public final class LearnerConfig extends AbstractConfig {
 		.define(PROGRESS_INTERVAL_MS_CONFIG, Type.LONG, 2_000L, ConfigDef.Range.atLeast(100), Importance.LOW,
 				"How often a member with learners publishes their progress (lag, restore rate, ETA) on the control "
 						+ "topic: one small record per member per interval, none without learners.")
+		.define(PLACEMENT_POLICY_CLASS_CONFIG, Type.CLASS, RackAwarePlacementPolicy.class,
+				ConfigDef.LambdaValidator.with((name, value) -> {
+					if (value != null && !PlacementPolicy.class.isAssignableFrom((Class<?>) value)) {
+						throw new ConfigException(name, ((Class<?>) value).getName(),
+								"a class implementing " + PlacementPolicy.class.getName());
+					}
+				}, () -> "a class implementing " + PlacementPolicy.class.getName()), Importance.MEDIUM,
+				"Where tasks may run and what running them there costs (a " + PlacementPolicy.class.getName()
+						+ " with a public no-argument constructor; Configurable ones get the Kafka Streams config). "
+						+ "The default honours rack.aware.assignment.strategy.")
 		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
@@ -185,6 +204,26 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public Duration progressInterval() {
 		return Duration.ofMillis(getLong(PROGRESS_INTERVAL_MS_CONFIG));
+	}
+
+	/**
+	 * A new placement policy, configured with the Kafka Streams config when it is {@code Configurable}.
+	 * @return the policy
+	 * @throws ConfigException naming the key when the class cannot be made or refuses its configuration
+	 */
+	public PlacementPolicy placementPolicy() {
+		try {
+			return getConfiguredInstance(PLACEMENT_POLICY_CLASS_CONFIG, PlacementPolicy.class);
+		}
+		catch (ConfigException ex) {
+			throw ex;
+		}
+		catch (KafkaException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new ConfigException(PLACEMENT_POLICY_CLASS_CONFIG, getClass(PLACEMENT_POLICY_CLASS_CONFIG).getName(),
+					"could not be made (" + cause + "): use a public class implementing " + PlacementPolicy.class.getName()
+							+ " with a public no-argument constructor");
+		}
 	}
 
 	public Duration learnerProbeInterval() {

@@ -145,6 +145,8 @@ public final class MemberRuntime implements AutoCloseable {
 	private MemberRuntime(Map<String, Object> streamsConfig, Clock clock) {
 		this.streamsConfig = streamsConfig;
 		this.config = new LearnerConfig(streamsConfig);
+		// made once here, so that a policy that cannot be made stops start-up rather than every rebalance's plan
+		this.config.placementPolicy();
 		this.clock = clock;
 		String instanceId = this.config.instanceId().orElseGet(MemberRuntime::defaultInstanceId);
 		this.identity = MemberIdentity.newIncarnation(instanceId, this.config.rebalancingMode(), clock.instant());
@@ -276,14 +278,26 @@ public final class MemberRuntime implements AutoCloseable {
 				earlier.incarnation());
 	}
 
+	/**
+	 * Rack-aware placement needs every member's {@code client.rack}; the planner places sub-topologies' tasks by cost
+	 * over the whole group, not per sub-topology.
+	 */
 	private static void warnOfRackAwareStrategy(Properties properties) {
 		Object strategy = properties.get(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG);
-		if (strategy != null
-				&& !StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(String.valueOf(strategy).trim())) {
-			logger.warn("rack.aware.assignment.strategy={} is not applied by the learner assignor: active tasks are "
-					+ "placed by warmth and load, standbys honour rack.aware.assignment.tags. Set "
-					+ "rack.aware.assignment.tags to keep standbys in other zones, or stream.rebalancing.mode=upgrading "
-					+ "to run Kafka's assignor", strategy);
+		if (strategy == null
+				|| StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(String.valueOf(strategy).trim())) {
+			return;
+		}
+		boolean rack = properties.get(ConsumerConfig.CLIENT_RACK_CONFIG) != null
+				|| properties.get(StreamsConfig.consumerPrefix(ConsumerConfig.CLIENT_RACK_CONFIG)) != null
+				|| properties.get(StreamsConfig.mainConsumerPrefix(ConsumerConfig.CLIENT_RACK_CONFIG)) != null;
+		if (!rack) {
+			logger.warn("rack.aware.assignment.strategy={} needs client.rack on every member, and this one has none: "
+					+ "until every member has one, tasks are placed by warmth and load", strategy);
+		}
+		if (StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_BALANCE_SUBTOPOLOGY.equals(String.valueOf(strategy).trim())) {
+			logger.warn("rack.aware.assignment.strategy=balance_subtopology is applied as min_traffic by the learner "
+					+ "assignor: the cross-rack cost of all tasks is minimised, sub-topologies are not spread apart");
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 import org.apache.kafka.streams.processor.TaskId;
@@ -27,10 +28,12 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * each round where the plan reads the lags of a few members per task
  * @param rackTags its values of the client tags named by {@code rack.aware.assignment.tags}: standbys of a task go
  * to members whose values differ from its owner's first
+ * @param rack its {@code client.rack}, when every member of the group has one and rack-aware assignment is on
+ * @param clientTags all its client tags ({@code client.tag.*}), for placement policies
  */
 public record GroupMember(ProcessId processId, String instanceId, String incarnation, int capacity,
 		RebalancingMode mode, Instant startedAt, Set<TaskId> previousActive, Set<TaskId> previousStandby,
-		Map<TaskId, Long> lags, Map<String, String> rackTags) {
+		Map<TaskId, Long> lags, Map<String, String> rackTags, Optional<String> rack, Map<String, String> clientTags) {
 
 	/** Kafka's lag of a task running active on the member. */
 	public static final long RUNNING = -2;
@@ -51,6 +54,8 @@ public record GroupMember(ProcessId processId, String instanceId, String incarna
 		previousStandby = Set.copyOf(previousStandby);
 		lags = Collections.unmodifiableMap(lags);
 		rackTags = Map.copyOf(rackTags);
+		Objects.requireNonNull(rack, "rack");
+		clientTags = Map.copyOf(clientTags);
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package io.github.incrementalrebalance.planner;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -10,15 +12,35 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param id the task
  * @param stateful whether it has a changelogged store, that is state a learner can warm up; a task whose stores are
  * all without changelog counts as stateless
+ * @param partitionRacks for each of its source and changelog partitions, the racks of its replicas: empty when the
+ * racks are unknown or rack-aware assignment is off
  */
-public record GroupTask(TaskId id, boolean stateful) {
+public record GroupTask(TaskId id, boolean stateful, List<Set<String>> partitionRacks) {
 
 	public GroupTask {
 		Objects.requireNonNull(id, "id");
+		partitionRacks = partitionRacks.stream().map(Set::copyOf).toList();
+	}
+
+	/**
+	 * A task without rack information.
+	 * @param id the task
+	 * @param stateful whether it has a changelogged store
+	 */
+	public GroupTask(TaskId id, boolean stateful) {
+		this(id, stateful, List.of());
 	}
 
 	public static GroupTask stateful(TaskId id) {
 		return new GroupTask(id, true);
+	}
+
+	/**
+	 * The task's sub-topology, as Kafka numbers it.
+	 * @return the sub-topology id
+	 */
+	public int subtopology() {
+		return this.id.subtopology();
 	}
 
 }

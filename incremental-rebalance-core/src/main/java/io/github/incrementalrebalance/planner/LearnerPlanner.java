@@ -9,12 +9,15 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.IntPredicate;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -27,13 +30,31 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * group is within the balancing factor. Pure: a {@link Group} in, a {@link Plan} out, nothing remembered.
  * <p>
  * The steps, each a method of {@link Round} named as in the design: classify the members, keep running tasks where
- * they run, drain leaving members, place orphans (the second round of a move lands here), balance, place standbys,
- * schedule follow-ups.
+ * they run, drain leaving members, place orphans (the second round of a move lands here), balance, place by cost,
+ * place standbys, schedule follow-ups. Every step asks the {@link PlacementPolicy} which members may run a task and,
+ * among those, prefers the cheaper ones.
  */
 public final class LearnerPlanner {
 
 	/** How soon to retry after a round whose end offsets were unknown. */
 	static final Duration UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
+
+	private final PlacementPolicy policy;
+
+	/**
+	 * A planner that places by warmth and load alone: every member may run every task, at no cost.
+	 */
+	public LearnerPlanner() {
+		this(new RackAwarePlacementPolicy());
+	}
+
+	/**
+	 * A planner that asks a policy where tasks may run and what that costs.
+	 * @param policy the placement policy
+	 */
+	public LearnerPlanner(PlacementPolicy policy) {
+		this.policy = Objects.requireNonNull(policy, "policy");
+	}
 
 	/**
 	 * Plan an assignment.
@@ -41,7 +62,7 @@ public final class LearnerPlanner {
 	 * @return the plan
 	 */
 	public Plan plan(Group group) {
-		return new Round(group).plan();
+		return new Round(group, this.policy).plan();
 	}
 
 	/**
@@ -52,6 +73,14 @@ public final class LearnerPlanner {
 		private final Group group;
 
 		private final PlannerSettings settings;
+
+		private final PlacementPolicy policy;
+
+		/** Tasks placed where the policy says they may not run, because no member may run them. */
+		private final Set<TaskId> outsidePolicy = new TreeSet<>();
+
+		/** Tasks without a running owner, given one this round. */
+		private final Set<TaskId> orphans = new HashSet<>();
 
 		private final Map<ProcessId, GroupMember> members = new LinkedHashMap<>();
 
@@ -87,6 +116,18 @@ public final class LearnerPlanner {
 		 */
 		private final Set<ProcessId> tookOrphans = new HashSet<>();
 
+		/**
+		 * Whether placement costs anything: a policy of the application's, or members with racks. Without, balancing
+		 * skips the cost of its moves, which then costs nothing at any size of group.
+		 */
+		private final boolean costsInPlay;
+
+		/** Members given a task by balancing this round: like {@link #tookWork}, they give none away by cost. */
+		private final Set<ProcessId> balancedOnto = new HashSet<>();
+
+		/** Members balancing took a task from this round: they take none by cost. */
+		private final Set<ProcessId> balancedFrom = new HashSet<>();
+
 		private final Map<ProcessId, HandOverReason> handOver = new HashMap<>();
 
 		private final List<Move> moves = new ArrayList<>();
@@ -108,9 +149,12 @@ public final class LearnerPlanner {
 		/** The members that ran or hold each task before this round: a few per task, not the whole group. */
 		private final Map<TaskId, List<GroupMember>> reportedBy = new HashMap<>();
 
-		Round(Group group) {
+		Round(Group group, PlacementPolicy policy) {
 			this.group = group;
 			this.settings = group.settings();
+			this.policy = policy;
+			this.costsInPlay = policy.getClass() != RackAwarePlacementPolicy.class
+					|| group.members().stream().anyMatch((member) -> member.rack().isPresent());
 			for (GroupMember member : group.members()) {
 				this.members.put(member.processId(), member);
 				group.leaveRequestOf(member).ifPresent((request) -> this.leaving.put(member.processId(), request));
@@ -138,11 +182,16 @@ public final class LearnerPlanner {
 		Plan plan() {
 			keepRunningTasks();
 			drainLeavingMembers();
+			if (!this.mixedModes) {
+				moveOffExcludedMembers();
+			}
 			placeOrphans();
 			if (!this.mixedModes) {
 				balance(false);
+				placeByCost(false);
 				if (!this.unknownOffsets) {
 					balance(true);
+					placeByCost(true);
 				}
 			}
 			if (this.unknownOffsets) {
@@ -150,7 +199,7 @@ public final class LearnerPlanner {
 			}
 			placeStandbys();
 			return new Plan(memberPlans(), this.moves, this.waiting, followUp(), this.unknownOffsets,
-					this.mixedModes, duplicateInstanceIds());
+					this.mixedModes, duplicateInstanceIds(), this.outsidePolicy, placementCost());
 		}
 
 		/**
@@ -237,6 +286,41 @@ public final class LearnerPlanner {
 		}
 
 		/**
+		 * A task running on a member the policy does not let run it is handed over as a leaving member's is: at once
+		 * when it is stateless or another member is caught up on it, else once a learner on a member the policy allows
+		 * is. These learners are not capped by {@code max.warmup.replicas}: the policy asks for them, not the balance.
+		 */
+		private void moveOffExcludedMembers() {
+			List<Map.Entry<TaskId, ProcessId>> excluded = this.active.entrySet().stream()
+				.filter((entry) -> entry.getValue().equals(this.runningOwner.get(entry.getKey()))
+						&& !this.leaving.containsKey(entry.getValue()) && !this.learnerAt.containsKey(entry.getKey())
+						&& !mayRun(this.group.tasks().get(entry.getKey()), entry.getValue()))
+				.toList();
+			for (Map.Entry<TaskId, ProcessId> entry : excluded) {
+				TaskId task = entry.getKey();
+				ProcessId owner = entry.getValue();
+				GroupTask groupTask = this.group.tasks().get(task);
+				if (this.mayTakeWork.stream().noneMatch((member) -> this.policy.mayRun(groupTask, member))) {
+					this.outsidePolicy.add(task);
+					continue;
+				}
+				ProcessId target = target(task, owner, this.mayTakeWork);
+				Loads loads = loads(task);
+				loads.remove(owner);
+				loads.add(target);
+				this.tookWork.add(target);
+				this.decided.add(task);
+				if (caughtUp(target, task)) {
+					moveNow(task, Optional.of(owner), target, "excluded by the placement policy");
+				}
+				else {
+					this.learnerAt.put(task, target);
+					waitFor(task, owner, target, WaitReason.LEARNER_NOT_READY);
+				}
+			}
+		}
+
+		/**
 		 * Tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the most
 		 * caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
 		 * <p>
@@ -265,6 +349,7 @@ public final class LearnerPlanner {
 				loads(task).add(target);
 				this.tookWork.add(target);
 				this.tookOrphans.add(target);
+				this.orphans.add(task);
 				moveNow(task, Optional.empty(), target, "no running owner");
 			});
 			for (TaskId task : orphans) {
@@ -275,6 +360,7 @@ public final class LearnerPlanner {
 				loads(task).add(target);
 				this.tookWork.add(target);
 				this.tookOrphans.add(target);
+				this.orphans.add(task);
 				moveNow(task, Optional.empty(), target, "no running owner");
 			}
 		}
@@ -285,7 +371,7 @@ public final class LearnerPlanner {
 				return target(task, null, this.mayTakeWork);
 			}
 			Loads loads = loads(task);
-			return this.mayTakeWork.stream()
+			return allowed(task, this.mayTakeWork).stream()
 				.filter((member) -> member.holds(task))
 				.min(Comparator.comparingLong((GroupMember member) -> member.lag(task))
 					.thenComparingDouble((member) -> loads.loadWithOneMore(member.processId()))
@@ -310,7 +396,7 @@ public final class LearnerPlanner {
 				Optional<BalanceMove> pick = warmestMove(stateful, loads, givers, takers)
 					.or(() -> loads.byLoadDescending().stream()
 						.filter((from) -> !takers.contains(from))
-						.flatMap((from) -> movableTasks(from, stateful).stream()
+						.flatMap((from) -> movableTasks(from, stateful, loads, givers).stream()
 							.map((task) -> balanceTarget(task, from, loads, givers)
 								.map((to) -> new BalanceMove(task, from, to)))
 							.flatMap(Optional::stream))
@@ -318,13 +404,15 @@ public final class LearnerPlanner {
 				if (pick.isEmpty()) {
 					this.balanceDeferred |= loads.byLoadDescending().stream()
 						.filter(this.tookOrphans::contains)
-						.anyMatch((from) -> movableTasks(from, stateful).stream()
+						.anyMatch((from) -> movableTasks(from, stateful, loads, givers).stream()
 							.anyMatch((task) -> balanceTarget(task, from, loads, givers).isPresent()));
 					break;
 				}
 				BalanceMove move = pick.get();
 				givers.add(move.from());
 				takers.add(move.to());
+				this.balancedOnto.add(move.to());
+				this.balancedFrom.add(move.from());
 				loads.remove(move.from());
 				loads.add(move.to());
 				this.decided.add(move.task());
@@ -418,17 +506,40 @@ public final class LearnerPlanner {
 					.map((to) -> new BalanceMove(entry.getKey(), entry.getValue(), to)))
 				.flatMap(Optional::stream)
 				.filter((move) -> this.members.get(move.to()).holds(move.task()))
+				.filter((move) -> !this.costsInPlay || costAt(move.task(), move.to()) <= costAt(move.task(), move.from()))
 				.min(warmestFirst);
 		}
 
-		private List<TaskId> movableTasks(ProcessId from, boolean stateful) {
+		/**
+		 * The tasks balancing may take from a member, those that cost no more at a lighter member first (when the
+		 * policy has costs): a balance move that costs more would be undone by cost in the round after it, when the
+		 * task is caught up at both ends. Then those a lighter member holds warmest.
+		 */
+		private List<TaskId> movableTasks(ProcessId from, boolean stateful, Loads loads, Set<ProcessId> givers) {
+			Comparator<TaskId> cheapestFirst = this.costsInPlay
+					? Comparator.comparingLong((TaskId task) -> cheapestBalanceDelta(task, from, loads, givers))
+					: Comparator.comparingLong((TaskId task) -> 0);
 			return this.active.entrySet().stream()
 				.filter((entry) -> entry.getValue().equals(from) && isStateful(entry.getKey()) == stateful)
 				.map(Map.Entry::getKey)
 				.filter((task) -> from.equals(this.runningOwner.get(task)) && !this.decided.contains(task))
-				.sorted(Comparator.comparingLong((TaskId task) -> bestHolderLag(task, from))
+				.sorted(cheapestFirst.thenComparingLong((TaskId task) -> bestHolderLag(task, from))
 					.thenComparing(Comparator.naturalOrder()))
 				.toList();
+		}
+
+		private long cheapestBalanceDelta(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
+			long here = costAt(task, from);
+			return this.mayTakeWork.stream()
+				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
+						&& loads.improves(from, member.processId()) && mayRun(this.group.tasks().get(task), member.processId()))
+				.mapToLong((member) -> costAt(task, member.processId()) - here)
+				.min()
+				.orElse(Long.MAX_VALUE);
+		}
+
+		private long costAt(TaskId task, ProcessId member) {
+			return this.policy.cost(this.group.tasks().get(task), this.members.get(member));
 		}
 
 		private long bestHolderLag(TaskId task, ProcessId owner) {
@@ -448,9 +559,10 @@ public final class LearnerPlanner {
 		 * given task come back as an orphan next round, judged against a load without the task it took.
 		 */
 		private Optional<ProcessId> balanceTarget(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
+			GroupTask groupTask = this.group.tasks().get(task);
 			List<GroupMember> lighter = this.mayTakeWork.stream()
 				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
-						&& loads.improves(from, member.processId()))
+						&& loads.improves(from, member.processId()) && this.policy.mayRun(groupTask, member))
 				.toList();
 			return lighter.isEmpty() ? Optional.empty() : Optional.of(target(task, from, lighter));
 		}
@@ -464,18 +576,24 @@ public final class LearnerPlanner {
 		 */
 		private ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates) {
 			Loads loads = loads(task);
-			List<GroupMember> others = candidates.stream()
+			List<GroupMember> others = allowed(task, candidates.stream()
 				.filter((member) -> !member.processId().equals(owner))
-				.toList();
+				.toList());
 			List<GroupMember> caughtUp = others.stream().filter((m) -> caughtUp(m.processId(), task)).toList();
 			Comparator<GroupMember> byLoad = Comparator
 				.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()));
+			Comparator<GroupMember> byCost = Comparator.comparingLong(costWithinFactor(task, others, loads));
 			Comparator<GroupMember> byLag = Comparator.comparingLong((member) -> member.lag(task));
 			Comparator<GroupMember> newestFirst = Comparator.comparing(GroupMember::startedAt,
 					Comparator.reverseOrder());
 			if (!caughtUp.isEmpty()) {
+				Comparator<GroupMember> byCostAmongCaughtUp = Comparator
+					.comparingLong(costWithinFactor(task, caughtUp, loads));
 				return caughtUp.stream()
-					.min(byLoad.thenComparing(byLag).thenComparing(newestFirst).thenComparing(GroupMember::processId))
+					.min(byCostAmongCaughtUp.thenComparing(byLoad)
+						.thenComparing(byLag)
+						.thenComparing(newestFirst)
+						.thenComparing(GroupMember::processId))
 					.orElseThrow()
 					.processId();
 			}
@@ -486,6 +604,7 @@ public final class LearnerPlanner {
 			Comparator<GroupMember> holdersFirst = Comparator.comparing((member) -> !member.holds(task));
 			return others.stream()
 				.min(holdersFirst.thenComparing(byLag)
+					.thenComparing(byCost)
 					.thenComparing(byLoad)
 					.thenComparing(fewerLearners)
 					.thenComparing(newestFirst)
@@ -496,7 +615,7 @@ public final class LearnerPlanner {
 
 		private ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {
 			Loads loads = loads(task);
-			return candidates.stream()
+			return allowed(task, candidates).stream()
 				.min(Comparator.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()))
 					.thenComparing(GroupMember::startedAt, Comparator.reverseOrder())
 					.thenComparing(GroupMember::processId))
@@ -560,9 +679,10 @@ public final class LearnerPlanner {
 					Optional<GroupMember> next = Stream
 						.concat(reporters.stream()
 							.filter((member) -> !this.leaving.containsKey(member.processId())
-									&& !replicasOfTask.contains(member.processId())),
-								counts.fewestPerRackTags(
-										(member) -> reporterIds.contains(member) || replicasOfTask.contains(member)))
+									&& !replicasOfTask.contains(member.processId())
+									&& this.policy.mayRun(task, member)),
+								counts.fewestPerRackTags((member) -> reporterIds.contains(member)
+										|| replicasOfTask.contains(member) || !mayRun(task, member)))
 						.min(order);
 					if (next.isEmpty()) {
 						break;
@@ -644,6 +764,292 @@ public final class LearnerPlanner {
 			Map<ProcessId, SortedSet<TaskId>> tasks = new HashMap<>();
 			placement.forEach((task, member) -> tasks.computeIfAbsent(member, (m) -> new TreeSet<>()).add(task));
 			return tasks;
+		}
+
+		/**
+		 * Move tasks to where the policy's costs are lowest (Kafka's rack-aware optimization: the sum of the costs, a
+		 * move counting {@code moveCost}), each member ending with a task count between its balanced share and what it
+		 * carries now, so the bucket stays as balanced as balancing left it. Only tasks nothing else decided this round
+		 * move: orphans, which may go to any caught-up member (any member when none is), and tasks running on a member
+		 * that took no work this round (what it gave would come back as an orphan next round, judged against loads
+		 * without what it took, as in balancing). A move is made as every other: a stateful task moves now only to a caught-up member, else a learner warms
+		 * up there first (within {@code max.warmup.replicas}), and the moves it makes room for wait with it unless the
+		 * bucket stays within the balancing factor without it.
+		 */
+		private void placeByCost(boolean stateful) {
+			if (this.noOtherMember) {
+				return;
+			}
+			Loads loads = stateful ? this.statefulLoads : this.statelessLoads;
+			List<TaskId> movable = this.active.entrySet().stream()
+				.filter((entry) -> isStateful(entry.getKey()) == stateful && mayTakeWork(entry.getValue())
+						&& !this.learnerAt.containsKey(entry.getKey()) && !this.decided.contains(entry.getKey())
+						&& (this.orphans.contains(entry.getKey())
+								|| (entry.getValue().equals(this.runningOwner.get(entry.getKey()))
+										&& !this.tookWork.contains(entry.getValue())
+										&& !this.balancedOnto.contains(entry.getValue()))))
+				.map(Map.Entry::getKey)
+				.toList();
+			boolean nothingToGain = movable.stream().allMatch((task) -> {
+				GroupMember owner = this.members.get(this.active.get(task));
+				GroupTask groupTask = this.group.tasks().get(task);
+				return this.policy.mayRun(groupTask, owner) && this.policy.cost(groupTask, owner) == 0;
+			});
+			if (nothingToGain) {
+				return;
+			}
+			List<GroupMember> candidates = this.mayTakeWork;
+			Map<ProcessId, Integer> index = new HashMap<>();
+			for (int i = 0; i < candidates.size(); i++) {
+				index.put(candidates.get(i).processId(), i);
+			}
+			int[] owner = movable.stream().mapToInt((task) -> index.get(this.active.get(task))).toArray();
+			int[] count = candidates.stream().mapToInt((member) -> loads.count(member.processId())).toArray();
+			long total = 0;
+			long threads = 0;
+			for (int i = 0; i < count.length; i++) {
+				total += count[i];
+				threads += candidates.get(i).capacity();
+			}
+			int[] fewest = new int[count.length];
+			int[] most = new int[count.length];
+			for (int i = 0; i < count.length; i++) {
+				double share = total * (double) candidates.get(i).capacity() / threads;
+				fewest[i] = (int) Math.floor(share);
+				most[i] = (int) Math.ceil(share);
+			}
+			GroupTask[] tasks = movable.stream().map(this.group.tasks()::get).toArray(GroupTask[]::new);
+			boolean[] warmOnly = new boolean[tasks.length];
+			for (int i = 0; i < tasks.length; i++) {
+				TaskId task = tasks[i].id();
+				warmOnly[i] = stateful && this.orphans.contains(task)
+						&& candidates.stream().anyMatch((member) -> caughtUp(member.processId(), task));
+			}
+			int[] capacity = candidates.stream().mapToInt(GroupMember::capacity).toArray();
+			boolean[] orphan = new boolean[tasks.length];
+			for (int i = 0; i < tasks.length; i++) {
+				orphan[i] = this.orphans.contains(tasks[i].id());
+			}
+			// moving a running task costs a pause (and for a stateful one a warm-up); an orphan runs nowhere yet
+			long moveCost = Math.max(1, this.settings.moveCost());
+			CostOptimizer.Costs costs = (task, member) -> {
+				GroupMember candidate = candidates.get(member);
+				if (!this.policy.mayRun(tasks[task], candidate)
+						|| (warmOnly[task] && !caughtUp(candidate.processId(), tasks[task].id()))
+						|| (member != owner[task] && this.balancedFrom.contains(candidate.processId()))) {
+					return CostOptimizer.NOT_ALLOWED;
+				}
+				// doubled, so that a member already holding state of the task wins a tie by one: a learner keeps its
+				// task round after round while the costs do not change
+				long cost = 2 * this.policy.cost(tasks[task], candidate);
+				if (member == owner[task] || orphan[task]) {
+					return cost;
+				}
+				return cost + 2 * moveCost - (candidate.holds(tasks[task].id()) ? 1 : 0);
+			};
+			spreadPiledOrphans(tasks, owner, count, most, costs, candidates, loads);
+			// a warm orphan is the second round of a move: it moves again only where it is cheaper, never as another
+			// task's partner, which could hand it back to the member it just left
+			CostOptimizer.Costs costsOfMoves = (task, member) -> {
+				long cost = costs.cost(task, member);
+				if (warmOnly[task] && member != owner[task] && cost != CostOptimizer.NOT_ALLOWED
+						&& this.policy.cost(tasks[task], candidates.get(member)) >= this.policy.cost(tasks[task],
+								candidates.get(owner[task]))) {
+					return CostOptimizer.NOT_ALLOWED;
+				}
+				return cost;
+			};
+			int[] low = new int[count.length];
+			int[] high = new int[count.length];
+			for (int i = 0; i < count.length; i++) {
+				low[i] = Math.min(count[i], fewest[i]);
+				high[i] = Math.max(count[i], most[i]);
+			}
+			int maxCycles = 4 * tasks.length + candidates.size();
+			int[] placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves).optimize(maxCycles);
+			boolean balanced = loads.withinTolerance();
+			for (int tries = 0; tries < count.length && balanced; tries++) {
+				Loads after = loads.with(counts(candidates, count, owner, placed, (task) -> true));
+				if (after.withinTolerance()) {
+					break;
+				}
+				// the cheapest placement within the shares leaves the bucket outside the factor: keep the counts of
+				// the members that end the most and the least loaded, and look again
+				double max = candidates.stream().mapToDouble((member) -> after.load(member.processId())).max().orElse(0);
+				double min = candidates.stream().mapToDouble((member) -> after.load(member.processId())).min().orElse(0);
+				for (int i = 0; i < count.length; i++) {
+					double load = after.load(candidates.get(i).processId());
+					if (load >= max - 1e-9 || load <= min + 1e-9) {
+						low[i] = count[i];
+						high[i] = count[i];
+					}
+				}
+				placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves).optimize(maxCycles);
+			}
+			Map<TaskId, ProcessId> orphansTo = new TreeMap<>();
+			Map<TaskId, ProcessId> now = new TreeMap<>();
+			Map<TaskId, ProcessId> warmUp = new TreeMap<>();
+			for (int i = 0; i < tasks.length; i++) {
+				if (placed[i] == owner[i]) {
+					continue;
+				}
+				TaskId task = tasks[i].id();
+				ProcessId to = candidates.get(placed[i]).processId();
+				if (this.orphans.contains(task)) {
+					orphansTo.put(task, to);
+				}
+				else if (!stateful || caughtUp(to, task)) {
+					now.put(task, to);
+				}
+				else {
+					warmUp.put(task, to);
+				}
+			}
+			// the moves made now must leave the bucket within the factor while the learners of the others warm up:
+			// else balancing would undo them in the next round
+			boolean moveNow = warmUp.isEmpty() || !loads.withinTolerance()
+					|| loads.with(counts(candidates, count, owner, placed,
+							(task) -> !warmUp.containsKey(tasks[task].id()))).withinTolerance();
+			if (moveNow) {
+				orphansTo.forEach((task, to) -> placeOrphanAgain(task, this.active.get(task), to, loads));
+			}
+			now.forEach((task, to) -> {
+				ProcessId from = this.active.get(task);
+				this.decided.add(task);
+				if (moveNow) {
+					loads.remove(from);
+					loads.add(to);
+					moveNow(task, Optional.of(from), to, "lower cost");
+				}
+				else {
+					waitFor(task, from, to, WaitReason.WAITING_FOR_OTHER_LEARNERS);
+				}
+			});
+			warmUp.forEach((task, to) -> {
+				ProcessId from = this.active.get(task);
+				this.decided.add(task);
+				if (this.balancingLearners < this.settings.maxWarmupReplicas()) {
+					this.balancingLearners++;
+					this.learnerAt.put(task, to);
+					waitFor(task, from, to, WaitReason.LEARNER_NOT_READY);
+				}
+				else {
+					waitFor(task, from, to, WaitReason.WARMUP_CAP);
+				}
+			});
+		}
+
+		/**
+		 * Orphans caught up on several members can pile up on one of them: the orphan step places them all against
+		 * the loads before any lands, so that none is pushed back onto its former owner, and the cost breaks no tie
+		 * between two members it costs the same on. That happens in the round after two tasks swapped places for a
+		 * lower cost where only one of them is cheaper at its new owner. Spread such orphans from members above their
+		 * share (rounded up) to members below it where they cost no more, the cheapest first, before placing by cost.
+		 */
+		private void spreadPiledOrphans(GroupTask[] tasks, int[] owner, int[] count, int[] most,
+				CostOptimizer.Costs costs, List<GroupMember> candidates, Loads loads) {
+			while (true) {
+				int bestTask = -1;
+				int bestMember = -1;
+				long bestDelta = Long.MAX_VALUE;
+				for (int task = 0; task < tasks.length; task++) {
+					if (!this.orphans.contains(tasks[task].id()) || count[owner[task]] <= most[owner[task]]) {
+						continue;
+					}
+					long here = costs.cost(task, owner[task]);
+					for (int member = 0; member < count.length; member++) {
+						long there = (count[member] < most[member]) ? costs.cost(task, member)
+								: CostOptimizer.NOT_ALLOWED;
+						if (there != CostOptimizer.NOT_ALLOWED && there <= here && there - here < bestDelta) {
+							bestDelta = there - here;
+							bestTask = task;
+							bestMember = member;
+						}
+					}
+				}
+				if (bestTask == -1) {
+					return;
+				}
+				placeOrphanAgain(tasks[bestTask].id(), candidates.get(owner[bestTask]).processId(),
+						candidates.get(bestMember).processId(), loads);
+				count[owner[bestTask]]--;
+				count[bestMember]++;
+				owner[bestTask] = bestMember;
+			}
+		}
+
+		private void placeOrphanAgain(TaskId task, ProcessId from, ProcessId to, Loads loads) {
+			loads.remove(from);
+			loads.add(to);
+			this.tookWork.add(to);
+			this.tookOrphans.add(to);
+			this.moves.removeIf((move) -> move.task().equals(task));
+			moveNow(task, Optional.empty(), to, "no running owner, lowest cost");
+		}
+
+		/**
+		 * The bucket's counts per member after the optimizer's moves that {@code made} accepts.
+		 */
+		private static Map<ProcessId, Integer> counts(List<GroupMember> candidates, int[] count, int[] owner,
+				int[] placed, IntPredicate made) {
+			int[] after = count.clone();
+			for (int i = 0; i < owner.length; i++) {
+				if (placed[i] != owner[i] && made.test(i)) {
+					after[owner[i]]--;
+					after[placed[i]]++;
+				}
+			}
+			Map<ProcessId, Integer> counts = new HashMap<>();
+			for (int i = 0; i < after.length; i++) {
+				counts.put(candidates.get(i).processId(), after[i]);
+			}
+			return counts;
+		}
+
+		/**
+		 * The candidates the policy lets run a task; all of them, noted in the plan, when it lets none run it.
+		 */
+		private List<GroupMember> allowed(TaskId task, List<GroupMember> candidates) {
+			GroupTask groupTask = this.group.tasks().get(task);
+			List<GroupMember> allowed = candidates.stream()
+				.filter((member) -> this.policy.mayRun(groupTask, member))
+				.toList();
+			if (allowed.isEmpty() && !candidates.isEmpty()) {
+				this.outsidePolicy.add(task);
+				return candidates;
+			}
+			return allowed;
+		}
+
+		private boolean mayRun(GroupTask task, ProcessId member) {
+			return this.policy.mayRun(task, this.members.get(member));
+		}
+
+		/**
+		 * A candidate's cost for a task, counted only for the lightest candidates and those that would carry at most
+		 * the balancing factor times the least loaded member: a cheaper member is preferred while the bucket stays
+		 * within the factor, so that placing by cost leaves balancing nothing to move again.
+		 */
+		private ToLongFunction<GroupMember> costWithinFactor(TaskId task, List<GroupMember> candidates, Loads loads) {
+			GroupTask groupTask = this.group.tasks().get(task);
+			double lightest = candidates.stream()
+				.mapToDouble((member) -> loads.loadWithOneMore(member.processId()))
+				.min()
+				.orElse(0);
+			double limit = Math.max(lightest, loads.minLoad() * this.settings.balancingFactor()) + 1e-9;
+			return (member) -> (loads.loadWithOneMore(member.processId()) <= limit)
+					? this.policy.cost(groupTask, member) : Long.MAX_VALUE;
+		}
+
+		/**
+		 * The policy's cost of the planned active tasks where they run after this round.
+		 */
+		private long placementCost() {
+			long cost = 0;
+			for (Map.Entry<TaskId, ProcessId> entry : this.active.entrySet()) {
+				cost += this.policy.cost(this.group.tasks().get(entry.getKey()), this.members.get(entry.getValue()));
+			}
+			return cost;
 		}
 
 		private void moveNow(TaskId task, Optional<ProcessId> from, ProcessId to, String why) {

@@ -43,6 +43,30 @@ final class Loads {
 		this.tasks.computeIfPresent(member, (id, count) -> count - 1);
 	}
 
+	/**
+	 * The tasks of the bucket a member carries.
+	 */
+	int count(ProcessId member) {
+		return this.tasks.get(member);
+	}
+
+	/**
+	 * The members' tasks per thread if each carried {@code counts} of them instead.
+	 */
+	Loads with(Map<ProcessId, Integer> counts) {
+		Loads loads = new Loads(this.capacity, this.balancingFactor);
+		loads.tasks.putAll(counts);
+		return loads;
+	}
+
+	int capacity(ProcessId member) {
+		return this.capacity.get(member);
+	}
+
+	double balancingFactor() {
+		return this.balancingFactor;
+	}
+
 	double load(ProcessId member) {
 		return this.tasks.get(member) / (double) this.capacity.get(member);
 	}
@@ -60,6 +84,10 @@ final class Loads {
 	 */
 	boolean improves(ProcessId from, ProcessId to) {
 		return loadWithOneMore(to) < load(from) - EPSILON;
+	}
+
+	double minLoad() {
+		return this.tasks.keySet().stream().mapToDouble(this::load).min().orElse(0);
 	}
 
 	double meanLoad() {

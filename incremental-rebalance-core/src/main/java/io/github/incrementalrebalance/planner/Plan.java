@@ -1,12 +1,15 @@
 package io.github.incrementalrebalance.planner;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * The outcome of one assignment: what every member does, which tasks moved, which wanted moves wait and why, and
@@ -19,12 +22,18 @@ import java.util.stream.Collectors;
  * @param unknownOffsets whether end offsets were unknown this round (no stateful task moved)
  * @param mixedModes whether a member runs mode {@code upgrading} (no learners placed)
  * @param duplicateInstanceIds instance ids that two or more live members use
+ * @param outsidePolicy tasks placed on a member the placement policy does not let run them, because it lets no member
+ * run them
+ * @param placementCost the placement policy's cost of the active tasks where they run after this round (the
+ * cross-rack traffic cost with rack-aware assignment)
  */
 public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
-		boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds) {
+		boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds, Set<TaskId> outsidePolicy,
+		long placementCost) {
 
 	public Plan {
 		members = List.copyOf(members);
+		outsidePolicy = Collections.unmodifiableSortedSet(new TreeSet<>(outsidePolicy));
 		duplicateInstanceIds = Set.copyOf(duplicateInstanceIds);
 		moves = List.copyOf(moves);
 		waiting = List.copyOf(waiting);
@@ -69,6 +78,12 @@ public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove>
 		}
 		if (this.mixedModes) {
 			line.append("; a member runs mode upgrading: no learners");
+		}
+		if (!this.outsidePolicy.isEmpty()) {
+			line.append("; no member may run ").append(this.outsidePolicy).append(" by the placement policy: placed anyway");
+		}
+		if (this.placementCost > 0) {
+			line.append("; placement cost ").append(this.placementCost);
 		}
 		if (!this.duplicateInstanceIds.isEmpty()) {
 			line.append("; instance ids used by two live members: ").append(new TreeSet<>(this.duplicateInstanceIds));

@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param balancingFactor tolerated ratio between the most and the least loaded member, at least 1
  * @param learnerRebalance when a leaving member's tasks move
  * @param learnerProbeInterval the safety-net follow-up while learners exist
+ * @param moveCost what moving a task off its owner costs when placing by the policy's costs: Kafka's
+ * {@code rack.aware.assignment.non_overlap_cost}
  */
 public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas,
-		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval) {
+		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval, long moveCost) {
 
 	/** Kafka's {@code acceptable.recovery.lag} default. */
 	public static final long DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000;
@@ -25,6 +27,9 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 
 	/** The default safety-net follow-up while learners exist. */
 	public static final Duration DEFAULT_LEARNER_PROBE_INTERVAL = Duration.ofSeconds(30);
+
+	/** Kafka's high-availability assignor's {@code rack.aware.assignment.non_overlap_cost} default. */
+	public static final long DEFAULT_MOVE_COST = 1;
 
 	public PlannerSettings {
 		Objects.requireNonNull(learnerRebalance, "learnerRebalance");
@@ -41,6 +46,9 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 		if (!(balancingFactor >= 1.0) || Double.isInfinite(balancingFactor)) {
 			throw new IllegalArgumentException("balancingFactor must be a number >= 1, was " + balancingFactor);
 		}
+		if (moveCost < 0) {
+			throw new IllegalArgumentException("moveCost must be >= 0, was " + moveCost);
+		}
 		if (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero()) {
 			throw new IllegalArgumentException("learnerProbeInterval must be positive, was " + learnerProbeInterval);
 		}
@@ -52,7 +60,7 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 	 */
 	public static PlannerSettings defaults() {
 		return new PlannerSettings(DEFAULT_ACCEPTABLE_RECOVERY_LAG, 2, 0, DEFAULT_BALANCING_FACTOR,
-				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL);
+				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST);
 	}
 
 }

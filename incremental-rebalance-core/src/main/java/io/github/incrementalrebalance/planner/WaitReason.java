@@ -8,7 +8,10 @@ public enum WaitReason {
 	/** Its learner is above {@code acceptable.recovery.lag}. */
 	LEARNER_NOT_READY,
 
-	/** Conservative drain: its learner is ready, the leaving member's other learners are not. */
+	/**
+	 * Conservative drain: its learner is ready, the leaving member's other learners are not; or a move to a cheaper
+	 * member that waits for the learners of the moves it makes room for.
+	 */
 	WAITING_FOR_OTHER_LEARNERS,
 
 	/** {@code max.warmup.replicas} balancing learners are already warming up. */

@@ -276,7 +276,7 @@ class ControlTopicIntegrationTests {
 	}
 
 	private static Plan planOf(MemberPlan... members) {
-		return new Plan(List.of(members), List.of(), List.of(), Optional.empty(), false, false, Set.of());
+		return new Plan(List.of(members), List.of(), List.of(), Optional.empty(), false, false, Set.of(), Set.of(), 0);
 	}
 
 	private static void writeRaw(String topic, String key, String value) {

@@ -14,8 +14,12 @@ import java.util.SortedSet;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.github.incrementalrebalance.testkit.RoundSimulator.Round;
+import io.github.incrementalrebalance.testkit.RackTraffic;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
@@ -40,14 +44,40 @@ class LearnerPlannerProperties {
 
 	private static final long ACCEPTABLE_LAG = 10_000;
 
-	private static final double FACTOR = 2.0;
+	private static final int TRAFFIC_COST = 10;
 
 	@Property(tries = 150, seed = "20261130")
 	void everyRoundHoldsTheInvariantsAndTheGroupSettles(@ForAll @IntRange(min = 1, max = 50) int memberCount,
 			@ForAll @IntRange(min = 1, max = 500) int taskCount, @ForAll @IntRange(min = 1, max = 4) int maxThreads,
 			@ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas, @ForAll long seed) {
 		Random random = new Random(seed);
-		Scenario scenario = Scenario.random(random, memberCount, taskCount, maxThreads, maxWarmupReplicas);
+		settles(random, Scenario.random(random, memberCount, taskCount, maxThreads, maxWarmupReplicas, 2.0, 0),
+				taskCount);
+	}
+
+	/**
+	 * As above, with members and partitions in two or three racks under {@code rack.aware.assignment.strategy=min_traffic}
+	 * and balancing factors other than the default. Once settled, Kafka's own rack-aware optimization
+	 * ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}) run on the result, keeping every member's count, finds
+	 * nothing cheaper: the planner's placement is optimal by Kafka's measure, traffic plus moves.
+	 */
+	@Property(tries = 100, seed = "20261201")
+	void withRacksAndOtherBalancingFactorsTheGroupSettlesWhereKafkaFindsNothingCheaper(
+			@ForAll @IntRange(min = 1, max = 30) int memberCount, @ForAll @IntRange(min = 1, max = 300) int taskCount,
+			@ForAll @IntRange(min = 1, max = 4) int maxThreads, @ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas,
+			@ForAll("factors") double factor, @ForAll @IntRange(min = 2, max = 3) int racks, @ForAll long seed) {
+		Random random = new Random(seed);
+		settles(random, Scenario.random(random, memberCount, taskCount, maxThreads, maxWarmupReplicas, factor, racks),
+				taskCount);
+	}
+
+	@Provide
+	Arbitrary<Double> factors() {
+		return Arbitraries.of(1.0, 1.5, 3.0);
+	}
+
+	private static void settles(Random random, Scenario scenario, int taskCount) {
+		int maxWarmupReplicas = scenario.maxWarmupReplicas;
 		RoundSimulator sim = scenario.simulator;
 		Round previous = null;
 		boolean changedSincePrevious = true;
@@ -55,7 +85,8 @@ class LearnerPlannerProperties {
 		int unknownOffsetRounds = 0;
 		int moves = 0;
 		Set<TaskId> revokedLastRound = new HashSet<>();
-		int maxRounds = 2 * taskCount / maxWarmupReplicas + 40;
+		// with racks nearly every task can move for a lower cost, through a learner each
+		int maxRounds = (scenario.racks == 0 ? 2 : 4) * taskCount / maxWarmupReplicas + 40;
 		for (int i = 0; i < maxRounds; i++) {
 			Map<String, SortedSet<TaskId>> before = new HashMap<>();
 			sim.memberNames().forEach((name) -> before.put(name, sim.activeTasks(name)));
@@ -73,10 +104,14 @@ class LearnerPlannerProperties {
 				assertThat(learners(round.plan())).as("learners when nothing asks").isEmpty();
 			}
 			if (previous != null && !changedSincePrevious) {
-				if (!unknownOffsets) {
-					checkNoHandBack(previous, round);
+				// with racks, placing by cost may undo a move balancing had to make out of a task's rack, or re-place a
+				// learner where the costs changed: a known limit (DESIGN), checked there by settling and by the cost
+				if (scenario.racks == 0) {
+					if (!unknownOffsets) {
+						checkNoHandBack(previous, round);
+					}
+					checkNoLearnerChurn(sim, previous, round);
 				}
-				checkNoLearnerChurn(sim, previous, round);
 			}
 			for (Move move : round.plan().moves()) {
 				// a move of a running task shows twice: revoked, then placed as an orphan; count it once
@@ -89,6 +124,9 @@ class LearnerPlannerProperties {
 			if (settled(sim, round, scenario)) {
 				int bound = 2 * (int) Math.ceil(moves / (double) maxWarmupReplicas) + 3 + 2 * unknownOffsetRounds;
 				assertThat(counted).as("rounds to settle %d moves", moves).isLessThanOrEqualTo(bound);
+				if (scenario.racks > 0 && scenario.upgrading.isEmpty()) {
+					checkNothingCheaper(sim);
+				}
 				return;
 			}
 			previous = round;
@@ -110,6 +148,15 @@ class LearnerPlannerProperties {
 		}
 		Round last = sim.rounds().get(sim.rounds().size() - 1);
 		throw new AssertionError("the group did not settle in " + maxRounds + " rounds: " + last.plan().explain(last.at()));
+	}
+
+	private static void checkNothingCheaper(RoundSimulator sim) {
+		long[] ours = RackTraffic.byKind(sim.applicationState(), TRAFFIC_COST);
+		RackTraffic.Optimized kafka = RackTraffic.kafkaOptimizing(sim.applicationState(), TRAFFIC_COST, 1);
+		assertThat(ours[0]).as("stateful tasks' traffic cost against Kafka's optimization of it (%s)", kafka)
+			.isLessThanOrEqualTo(kafka.stateful() + kafka.movedStateful());
+		assertThat(ours[1]).as("stateless tasks' traffic cost against Kafka's optimization of it (%s)", kafka)
+			.isLessThanOrEqualTo(kafka.stateless());
 	}
 
 	private static void checkInvariants(RoundSimulator sim, Round round, Map<String, SortedSet<TaskId>> before,
@@ -219,7 +266,10 @@ class LearnerPlannerProperties {
 		if (!owned.containsAll(sim.tasks())) {
 			return false;
 		}
-		return withinTolerance(sim, before, true) && withinTolerance(sim, before, false);
+		// with racks, a balanced group may still ask for a cheaper placement, within the factor: the settling bound
+		// checks that it stops asking
+		return scenario.racks == 0 && withinTolerance(sim, before, true, scenario.factor)
+				&& withinTolerance(sim, before, false, scenario.factor);
 	}
 
 	private static boolean settled(RoundSimulator sim, Round round, Scenario scenario) {
@@ -230,17 +280,22 @@ class LearnerPlannerProperties {
 		if (scenario.upgrading.stream().anyMatch(sim.memberNames()::contains)) {
 			return true;
 		}
+		if (scenario.racks > 0 && (plan.unknownOffsets() || !plan.moves().isEmpty())) {
+			// a round without end offsets places nothing by cost; a round with moves leaves orphans to the next, which
+			// may place them and their new neighbours by cost
+			return false;
+		}
 		Map<String, SortedSet<TaskId>> actives = new HashMap<>();
 		plan.members().forEach((member) -> actives.put(member.instanceId(), member.active()));
-		return plan.waiting().isEmpty() && learners(plan).isEmpty() && withinTolerance(sim, actives, true)
-				&& withinTolerance(sim, actives, false);
+		return plan.waiting().isEmpty() && learners(plan).isEmpty() && withinTolerance(sim, actives, true, scenario.factor)
+				&& withinTolerance(sim, actives, false, scenario.factor);
 	}
 
 	private static boolean withinTolerance(RoundSimulator sim, Map<String, SortedSet<TaskId>> actives,
-			boolean stateful) {
+			boolean stateful, double factor) {
 		Map<ProcessId, Integer> capacities = new HashMap<>();
 		actives.keySet().forEach((name) -> capacities.put(sim.processId(name), sim.threads(name)));
-		Loads loads = new Loads(capacities, FACTOR);
+		Loads loads = new Loads(capacities, factor);
 		actives.forEach((name, tasks) -> tasks.stream()
 			.filter((task) -> sim.isStateful(task) == stateful)
 			.forEach((task) -> loads.add(sim.processId(name))));
@@ -283,16 +338,26 @@ class LearnerPlannerProperties {
 
 		private final int maxWarmupReplicas;
 
+		private final double factor;
+
+		private final int racks;
+
 		private final List<String> leaving = new ArrayList<>();
 
 		private final List<String> upgrading = new ArrayList<>();
 
-		private Scenario(RoundSimulator simulator, int maxWarmupReplicas) {
+		private Scenario(RoundSimulator simulator, int maxWarmupReplicas, double factor, int racks) {
 			this.simulator = simulator;
 			this.maxWarmupReplicas = maxWarmupReplicas;
+			this.factor = factor;
+			this.racks = racks;
 		}
 
-		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup) {
+		/**
+		 * A random group; {@code racks} 0 leaves rack-aware assignment off.
+		 */
+		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup,
+				double factor, int racks) {
 			int statefulCount = random.nextInt(taskCount + 1);
 			// a new application's changelogs are empty: every member is caught up without holding anything
 			long state = (random.nextInt(5) == 0) ? 0 : STATE;
@@ -300,11 +365,15 @@ class LearnerPlannerProperties {
 				.kafkaSettings(ACCEPTABLE_LAG, maxWarmup, random.nextInt(4) == 0 ? 1 : 0)
 				.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
 						random.nextBoolean() ? "eager" : "conservative")
-				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, FACTOR)
+				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, factor)
 				.statefulTasks(statefulCount, state)
 				.statelessTasks(taskCount - statefulCount)
 				.writes(random.nextBoolean() ? 0 : 1_000);
-			Scenario scenario = new Scenario(sim, maxWarmup);
+			Scenario scenario = new Scenario(sim, maxWarmup, factor, racks);
+			List<String> rackNames = List.of("a", "b", "c").subList(0, Math.max(racks, 1));
+			if (racks > 0) {
+				sim.rackAware("min_traffic", rackNames.toArray(String[]::new));
+			}
 			List<String> names = new ArrayList<>();
 			Map<String, List<TaskId>> running = new HashMap<>();
 			for (int i = 0; i < memberCount; i++) {
@@ -328,6 +397,9 @@ class LearnerPlannerProperties {
 				}
 				else {
 					sim.running(name, threads, running.get(name).toArray(TaskId[]::new));
+				}
+				if (racks > 0) {
+					sim.rack(name, rackNames.get(random.nextInt(racks)));
 				}
 			}
 			for (TaskId task : sim.tasks()) {

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.planner;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -37,7 +38,7 @@ class LearnerPlannerTests {
 		Map<TaskId, Long> lags = Map.of(T0, running.length > 0 && running[0].equals(T0) ? -2L : 100L, T1,
 				running.length > 0 && running[0].equals(T1) ? -2L : 100L);
 		return new GroupMember(new ProcessId(UUID.randomUUID()), instanceId, incarnation, 1,
-				RebalancingMode.INCREMENTAL, NOW, Set.of(running), Set.of(), lags, Map.of());
+				RebalancingMode.INCREMENTAL, NOW, Set.of(running), Set.of(), lags, Map.of(), Optional.empty(), Map.of());
 	}
 
 }

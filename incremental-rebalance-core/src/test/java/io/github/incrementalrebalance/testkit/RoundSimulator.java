@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -27,6 +28,7 @@ import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
@@ -86,6 +88,8 @@ public final class RoundSimulator {
 
 	private boolean unknownOffsetsNextRound;
 
+	private List<String> partitionRacks = List.of();
+
 	/**
 	 * Use these Kafka assignment settings.
 	 * @param acceptableRecoveryLag {@code acceptable.recovery.lag}
@@ -94,9 +98,59 @@ public final class RoundSimulator {
 	 * @return this simulator
 	 */
 	public RoundSimulator kafkaSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas) {
+		AssignmentConfigs configs = this.assignmentConfigs;
 		this.assignmentConfigs = new AssignmentConfigs(acceptableRecoveryLag, maxWarmupReplicas, numStandbyReplicas,
-				600_000L, this.assignmentConfigs.rackAwareAssignmentTags());
+				600_000L, configs.rackAwareAssignmentTags(), configs.rackAwareTrafficCost(),
+				configs.rackAwareNonOverlapCost(), configs.rackAwareAssignmentStrategy());
 		return this;
+	}
+
+	/**
+	 * Turn on Kafka's rack-aware assignment ({@code rack.aware.assignment.strategy}, with the costs of Kafka's
+	 * high-availability assignor set explicitly, as Kafka's optimizer needs them) and place the replicas of partition
+	 * {@code p} of every topic in {@code racks[p % racks.length]}. Give members their rack with {@link #rack}.
+	 * @param strategy {@code min_traffic} or {@code balance_subtopology}
+	 * @param racks the racks partitions are spread over
+	 * @return this simulator
+	 */
+	public RoundSimulator rackAware(String strategy, String... racks) {
+		AssignmentConfigs configs = this.assignmentConfigs;
+		this.assignmentConfigs = new AssignmentConfigs(configs.acceptableRecoveryLag(), configs.maxWarmupReplicas(),
+				configs.numStandbyReplicas(), configs.probingRebalanceIntervalMs(), configs.rackAwareAssignmentTags(),
+				OptionalInt.of(10), OptionalInt.of(1), strategy);
+		this.config.put(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG, strategy);
+		this.partitionRacks = List.of(racks);
+		return this;
+	}
+
+	/**
+	 * Give a member its {@code client.rack}.
+	 * @param name instance id
+	 * @param rack the rack
+	 * @return this simulator
+	 */
+	public RoundSimulator rack(String name, String rack) {
+		member(name).rack = rack;
+		return this;
+	}
+
+	/**
+	 * The racks of a task's partitions' replicas, as set with {@link #rackAware}.
+	 * @param task the task
+	 * @return its racks, empty without rack-aware assignment
+	 */
+	public Optional<Set<String>> racksOf(TaskId task) {
+		return this.partitionRacks.isEmpty() ? Optional.empty()
+				: Optional.of(Set.of(this.partitionRacks.get(task.partition() % this.partitionRacks.size())));
+	}
+
+	/**
+	 * A member's rack, as set with {@link #rack}.
+	 * @param name instance id
+	 * @return its rack
+	 */
+	public Optional<String> rackOf(String name) {
+		return Optional.ofNullable(member(name).rack);
 	}
 
 	/**
@@ -107,7 +161,8 @@ public final class RoundSimulator {
 	public RoundSimulator rackAwareTags(String... tagKeys) {
 		AssignmentConfigs configs = this.assignmentConfigs;
 		this.assignmentConfigs = new AssignmentConfigs(configs.acceptableRecoveryLag(), configs.maxWarmupReplicas(),
-				configs.numStandbyReplicas(), configs.probingRebalanceIntervalMs(), List.of(tagKeys));
+				configs.numStandbyReplicas(), configs.probingRebalanceIntervalMs(), List.of(tagKeys),
+				configs.rackAwareTrafficCost(), configs.rackAwareNonOverlapCost(), configs.rackAwareAssignmentStrategy());
 		return this;
 	}
 
@@ -459,11 +514,11 @@ public final class RoundSimulator {
 				}
 			}
 			clients.put(member.processId, new SimulatedApplicationState.Client(member.processId, member.threads,
-					previousActive, previousStandby, lags, member.tags, true));
+					previousActive, previousStandby, lags, member.tags, Optional.ofNullable(member.rack), true));
 		}
 		Map<TaskId, TaskInfo> tasks = new HashMap<>();
 		this.stateful.forEach((task, changelogged) -> tasks.put(task,
-				SimulatedApplicationState.task(task, changelogged, INPUT, CHANGELOG)));
+				SimulatedApplicationState.task(task, changelogged, INPUT, CHANGELOG, racksOf(task))));
 		return new SimulatedApplicationState(this.assignmentConfigs, clients, tasks);
 	}
 
@@ -652,6 +707,8 @@ public final class RoundSimulator {
 		private final Map<String, String> tags;
 
 		private Long restoreRate;
+
+		private String rack;
 
 		Member(ProcessId processId, MemberIdentity identity, int threads) {
 			this.processId = processId;

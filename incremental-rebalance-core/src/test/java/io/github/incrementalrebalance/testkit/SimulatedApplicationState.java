@@ -57,11 +57,12 @@ final class SimulatedApplicationState implements ApplicationState {
 		return this.tasks;
 	}
 
-	static TaskInfo task(TaskId id, boolean changelogged, String inputTopic, String changelogTopic) {
+	static TaskInfo task(TaskId id, boolean changelogged, String inputTopic, String changelogTopic,
+			Optional<Set<String>> racks) {
 		Set<TaskTopicPartition> partitions = new java.util.HashSet<>();
-		partitions.add(new Partition(new TopicPartition(inputTopic, id.partition()), true, false));
+		partitions.add(new Partition(new TopicPartition(inputTopic, id.partition()), true, false, racks));
 		if (changelogged) {
-			partitions.add(new Partition(new TopicPartition(changelogTopic, id.partition()), false, true));
+			partitions.add(new Partition(new TopicPartition(changelogTopic, id.partition()), false, true, racks));
 		}
 		return new Task(id, changelogged, changelogged ? Set.of("store") : Set.of(), Set.copyOf(partitions));
 	}
@@ -70,14 +71,8 @@ final class SimulatedApplicationState implements ApplicationState {
 			Set<TaskTopicPartition> topicPartitions) implements TaskInfo {
 	}
 
-	record Partition(TopicPartition topicPartition, boolean isSource, boolean isChangelog)
-			implements TaskTopicPartition {
-
-		@Override
-		public Optional<Set<String>> rackIds() {
-			return Optional.empty();
-		}
-
+	record Partition(TopicPartition topicPartition, boolean isSource, boolean isChangelog,
+			Optional<Set<String>> rackIds) implements TaskTopicPartition {
 	}
 
 	/**
@@ -85,11 +80,11 @@ final class SimulatedApplicationState implements ApplicationState {
 	 */
 	record Client(ProcessId processId, int numProcessingThreads, SortedSet<TaskId> previousActiveTasks,
 			SortedSet<TaskId> previousStandbyTasks, Map<TaskId, Long> lags, Map<String, String> clientTags,
-			boolean lagsComputed) implements KafkaStreamsState {
+			Optional<String> rackId, boolean lagsComputed) implements KafkaStreamsState {
 
 		Client withoutLags() {
 			return new Client(this.processId, this.numProcessingThreads, this.previousActiveTasks,
-					this.previousStandbyTasks, this.lags, this.clientTags, false);
+					this.previousStandbyTasks, this.lags, this.clientTags, this.rackId, false);
 		}
 
 		@Override
@@ -127,11 +122,6 @@ final class SimulatedApplicationState implements ApplicationState {
 
 		@Override
 		public Optional<HostInfo> hostInfo() {
-			return Optional.empty();
-		}
-
-		@Override
-		public Optional<String> rackId() {
 			return Optional.empty();
 		}
 
