@@ -19,6 +19,9 @@ import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.planner.GroupMember;
+import io.github.incrementalrebalance.planner.GroupTask;
+import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -208,14 +211,55 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void rackAwareStrategyTheAssignorDoesNotApplyIsWarnedOfAtStart() {
+	void rackAwareStrategyWithoutClientRackIsWarnedOfAtStart() {
 		try (LogCapture log = LogCapture.of(MemberRuntime.class)) {
 			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 				.withPropertyValues("spring.kafka.streams.properties.rack.aware.assignment.strategy=min_traffic")
 				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
 					.asString()
-					.contains("rack.aware.assignment.strategy=min_traffic is not applied by the learner assignor"));
+					.contains("rack.aware.assignment.strategy=min_traffic needs client.rack on every member"));
 		}
+	}
+
+	@Test
+	void rackAwareStrategyWithClientRackIsAppliedWithoutWarning() {
+		try (LogCapture log = LogCapture.of(MemberRuntime.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+				.withPropertyValues("spring.kafka.streams.properties.rack.aware.assignment.strategy=min_traffic",
+						"spring.kafka.streams.properties.client.rack=zone-a")
+				.run((context) -> assertThat(log.messages(Level.WARN)).isEmpty());
+		}
+	}
+
+	@Test
+	void placementPolicyBecomesItsKafkaStyleKey() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.placement-policy=" + KeepOffSmallHosts.class.getName())
+			.run((context) -> assertThat(streamsConfiguration(context))
+				.containsEntry("incremental.rebalance.placement.policy.class", KeepOffSmallHosts.class));
+	}
+
+	@Test
+	void placementPolicyThatIsNoPolicyStopsStartUpNamingIt() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.placement-policy=java.lang.String")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental-rebalance.placement-policy is java.lang.String: use a class "
+						+ "implementing io.github.incrementalrebalance.planner.PlacementPolicy"));
+	}
+
+	@Test
+	void placementPolicyKeyThatCannotBeMadeStopsStartUpNamingIt() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.placement.policy.class="
+					+ NoDefaultConstructor.class.getName())
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental.rebalance.placement.policy.class")
+				.hasMessageContaining("with a public no-argument constructor"));
 	}
 
 	@Test
@@ -624,6 +668,28 @@ class IncrementalRebalanceAutoConfigurationTests {
 		StreamsBuilderFactoryBeanConfigurer ownWiring() {
 			return (factoryBean) -> factoryBean
 				.setStreamsConfiguration(RUNTIME.configure(factoryBean.getStreamsConfiguration()));
+		}
+
+	}
+
+	/**
+	 * Keeps stateful tasks off hosts tagged {@code host-class=small}.
+	 */
+	public static final class KeepOffSmallHosts implements PlacementPolicy {
+
+		@Override
+		public boolean mayRun(GroupTask task, GroupMember member) {
+			return !task.stateful() || !"small".equals(member.clientTags().get("host-class"));
+		}
+
+	}
+
+	/**
+	 * Cannot be made by class name.
+	 */
+	public static final class NoDefaultConstructor implements PlacementPolicy {
+
+		public NoDefaultConstructor(String unused) {
 		}
 
 	}

@@ -146,6 +146,12 @@ public final class LearnerPlanner {
 		 */
 		private boolean balanceDeferred;
 
+		/**
+		 * Whether an orphan went to a caught-up member although another the policy allows is cheaper: it runs from
+		 * the next round on and can then move there through a learner, so the next round comes at once.
+		 */
+		private boolean costDeferred;
+
 		/** The members that ran or hold each task before this round: a few per task, not the whole group. */
 		private final Map<TaskId, List<GroupMember>> reportedBy = new HashMap<>();
 
@@ -587,10 +593,12 @@ public final class LearnerPlanner {
 			Comparator<GroupMember> newestFirst = Comparator.comparing(GroupMember::startedAt,
 					Comparator.reverseOrder());
 			if (!caughtUp.isEmpty()) {
+				// by load first: a warm orphan is the second round of a move, whose new owner balancing made lighter;
+				// placing by cost moves it on afterwards if a caught-up member is cheaper
 				Comparator<GroupMember> byCostAmongCaughtUp = Comparator
 					.comparingLong(costWithinFactor(task, caughtUp, loads));
 				return caughtUp.stream()
-					.min(byCostAmongCaughtUp.thenComparing(byLoad)
+					.min(byLoad.thenComparing(byCostAmongCaughtUp)
 						.thenComparing(byLag)
 						.thenComparing(newestFirst)
 						.thenComparing(GroupMember::processId))
@@ -714,7 +722,7 @@ public final class LearnerPlanner {
 			if (this.unknownOffsets) {
 				candidates.add(now.plus(UNKNOWN_OFFSETS_RETRY));
 			}
-			if (this.balanceDeferred) {
+			if (this.balanceDeferred || this.costDeferred) {
 				candidates.add(now);
 			}
 			return candidates.stream().min(Comparator.naturalOrder());
@@ -777,7 +785,7 @@ public final class LearnerPlanner {
 		 * bucket stays within the balancing factor without it.
 		 */
 		private void placeByCost(boolean stateful) {
-			if (this.noOtherMember) {
+			if (this.noOtherMember || !this.costsInPlay) {
 				return;
 			}
 			Loads loads = stateful ? this.statefulLoads : this.statelessLoads;
@@ -795,7 +803,7 @@ public final class LearnerPlanner {
 				GroupTask groupTask = this.group.tasks().get(task);
 				return this.policy.mayRun(groupTask, owner) && this.policy.cost(groupTask, owner) == 0;
 			});
-			if (nothingToGain) {
+			if (nothingToGain && loads.withinTolerance()) {
 				return;
 			}
 			List<GroupMember> candidates = this.mayTakeWork;
@@ -925,6 +933,14 @@ public final class LearnerPlanner {
 					waitFor(task, from, to, WaitReason.WAITING_FOR_OTHER_LEARNERS);
 				}
 			});
+			for (int i = 0; i < tasks.length && !this.costDeferred; i++) {
+				GroupTask task = tasks[i];
+				if (warmOnly[i]) {
+					long there = this.policy.cost(task, this.members.get(this.active.get(task.id())));
+					this.costDeferred = candidates.stream()
+						.anyMatch((member) -> this.policy.mayRun(task, member) && this.policy.cost(task, member) < there);
+				}
+			}
 			warmUp.forEach((task, to) -> {
 				ProcessId from = this.active.get(task);
 				this.decided.add(task);
@@ -941,41 +957,59 @@ public final class LearnerPlanner {
 
 		/**
 		 * Orphans caught up on several members can pile up on one of them: the orphan step places them all against
-		 * the loads before any lands, so that none is pushed back onto its former owner, and the cost breaks no tie
-		 * between two members it costs the same on. That happens in the round after two tasks swapped places for a
-		 * lower cost where only one of them is cheaper at its new owner. Spread such orphans from members above their
-		 * share (rounded up) to members below it where they cost no more, the cheapest first, before placing by cost.
+		 * the loads before any lands, so that none is pushed back onto its former owner, and among members as loaded
+		 * it prefers the cheaper. That happens in the round after two tasks swapped places for a lower cost where only
+		 * one of them is cheaper at its new owner, and when several members are as cheap for many orphans. Spread such
+		 * orphans from members above their share (rounded up) to members below it: where they cost no more, the
+		 * cheapest first; then, while the bucket is outside the balancing factor, where they cost least more.
 		 */
 		private void spreadPiledOrphans(GroupTask[] tasks, int[] owner, int[] count, int[] most,
 				CostOptimizer.Costs costs, List<GroupMember> candidates, Loads loads) {
-			while (true) {
-				int bestTask = -1;
-				int bestMember = -1;
-				long bestDelta = Long.MAX_VALUE;
-				for (int task = 0; task < tasks.length; task++) {
-					if (!this.orphans.contains(tasks[task].id()) || count[owner[task]] <= most[owner[task]]) {
-						continue;
-					}
-					long here = costs.cost(task, owner[task]);
-					for (int member = 0; member < count.length; member++) {
-						long there = (count[member] < most[member]) ? costs.cost(task, member)
-								: CostOptimizer.NOT_ALLOWED;
-						if (there != CostOptimizer.NOT_ALLOWED && there <= here && there - here < bestDelta) {
-							bestDelta = there - here;
-							bestTask = task;
-							bestMember = member;
-						}
-					}
-				}
-				if (bestTask == -1) {
-					return;
-				}
-				placeOrphanAgain(tasks[bestTask].id(), candidates.get(owner[bestTask]).processId(),
-						candidates.get(bestMember).processId(), loads);
-				count[owner[bestTask]]--;
-				count[bestMember]++;
-				owner[bestTask] = bestMember;
+			while (spreadOne(tasks, owner, count, most, costs, candidates, loads, false)) {
+				// each pass moves one orphan
 			}
+			while (!loads.with(counts(candidates, count)).withinTolerance()
+					&& spreadOne(tasks, owner, count, most, costs, candidates, loads, true)) {
+				// each pass moves one orphan
+			}
+		}
+
+		private boolean spreadOne(GroupTask[] tasks, int[] owner, int[] count, int[] most, CostOptimizer.Costs costs,
+				List<GroupMember> candidates, Loads loads, boolean dearer) {
+			int bestTask = -1;
+			int bestMember = -1;
+			long bestDelta = Long.MAX_VALUE;
+			for (int task = 0; task < tasks.length; task++) {
+				if (!this.orphans.contains(tasks[task].id()) || count[owner[task]] <= most[owner[task]]) {
+					continue;
+				}
+				long here = costs.cost(task, owner[task]);
+				for (int member = 0; member < count.length; member++) {
+					long there = (count[member] < most[member]) ? costs.cost(task, member) : CostOptimizer.NOT_ALLOWED;
+					if (there != CostOptimizer.NOT_ALLOWED && (dearer || there <= here) && there - here < bestDelta) {
+						bestDelta = there - here;
+						bestTask = task;
+						bestMember = member;
+					}
+				}
+			}
+			if (bestTask == -1) {
+				return false;
+			}
+			placeOrphanAgain(tasks[bestTask].id(), candidates.get(owner[bestTask]).processId(),
+					candidates.get(bestMember).processId(), loads);
+			count[owner[bestTask]]--;
+			count[bestMember]++;
+			owner[bestTask] = bestMember;
+			return true;
+		}
+
+		private static Map<ProcessId, Integer> counts(List<GroupMember> candidates, int[] count) {
+			Map<ProcessId, Integer> counts = new HashMap<>();
+			for (int i = 0; i < count.length; i++) {
+				counts.put(candidates.get(i).processId(), count[i]);
+			}
+			return counts;
 		}
 
 		private void placeOrphanAgain(TaskId task, ProcessId from, ProcessId to, Loads loads) {

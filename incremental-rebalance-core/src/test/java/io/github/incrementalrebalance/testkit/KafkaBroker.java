@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.testkit;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -39,9 +40,32 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			// would otherwise bring a deleted control topic back with the broker's defaults)
 			"auto.create.topics.enable", "false");
 
+	private final List<String> racks;
+
 	private KafkaClusterTestKit cluster;
 
 	private Admin admin;
+
+	/**
+	 * One broker without a rack.
+	 */
+	public KafkaBroker() {
+		this.racks = List.of();
+	}
+
+	private KafkaBroker(List<String> racks) {
+		this.racks = List.copyOf(racks);
+	}
+
+	/**
+	 * One broker per rack ({@code broker.rack}), the first also the controller; a topic's partitions are spread over
+	 * them, one replica each, so that a partition's rack is its broker's.
+	 * @param racks the racks of the brokers
+	 * @return the brokers, not started
+	 */
+	public static KafkaBroker inRacks(String... racks) {
+		return new KafkaBroker(List.of(racks));
+	}
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
@@ -60,10 +84,15 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	public KafkaBroker start() {
 		try {
 			// a single broker cannot meet the default replication of the transaction log: exactly-once would never start
+			Map<Integer, Map<String, String>> perBroker = new HashMap<>();
+			for (int broker = 0; broker < this.racks.size(); broker++) {
+				perBroker.put(broker, Map.of("broker.rack", this.racks.get(broker)));
+			}
 			KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
 				.setCombined(true)
-				.setNumBrokerNodes(1)
+				.setNumBrokerNodes(Math.max(1, this.racks.size()))
 				.setNumControllerNodes(1)
+				.setPerServerProperties(perBroker)
 				.build());
 			BROKER_CONFIG.forEach(builder::setConfigProp);
 			this.cluster = builder.build();
@@ -114,7 +143,18 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @param topics the names
 	 */
 	public void createTopics(int partitions, String... topics) {
-		List<NewTopic> newTopics = Arrays.stream(topics).map((name) -> new NewTopic(name, partitions, (short) 1))
+		createTopics(partitions, Map.of(), topics);
+	}
+
+	/**
+	 * Create topics with a config and wait until every partition has a leader. With brokers in racks, partition
+	 * {@code p} has its replica on broker {@code p % brokers}: in the rack of that index.
+	 * @param partitions partitions of each topic
+	 * @param config the topics' config
+	 * @param topics the names
+	 */
+	public void createTopics(int partitions, Map<String, String> config, String... topics) {
+		List<NewTopic> newTopics = Arrays.stream(topics).map((name) -> newTopic(name, partitions).configs(config))
 			.toList();
 		try {
 			this.admin.createTopics(newTopics).all().get();
@@ -128,6 +168,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 		}
 		await("leaders of " + Arrays.toString(topics)).atMost(Duration.ofSeconds(30))
 			.until(() -> everyPartitionHasLeader(Arrays.asList(topics)));
+	}
+
+	private NewTopic newTopic(String name, int partitions) {
+		if (this.racks.isEmpty()) {
+			return new NewTopic(name, partitions, (short) 1);
+		}
+		Map<Integer, List<Integer>> replicas = new HashMap<>();
+		for (int partition = 0; partition < partitions; partition++) {
+			replicas.put(partition, List.of(partition % this.racks.size()));
+		}
+		return new NewTopic(name, replicas);
 	}
 
 	private boolean everyPartitionHasLeader(Collection<String> topics) throws Exception {
