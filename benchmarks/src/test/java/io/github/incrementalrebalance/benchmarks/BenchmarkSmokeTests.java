@@ -4,6 +4,7 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 import javax.imageio.ImageIO;
 
@@ -125,6 +126,15 @@ class BenchmarkSmokeTests {
 			assertThat(result.error()).isEqualTo(AssignmentError.NONE);
 			assertThat(result.spread()).isBetween(1.0, 2.0);
 		});
+	}
+
+	@Test
+	void rackCostHarnessSettlesNoDearerThanKafkasRackAwareAssignor() {
+		RackCostBenchmark.Result result = RackCostBenchmark.run(new RackCostBenchmark.Group(3, 12, 2, 1), 2.0,
+				new Random(93));
+
+		assertThat(result.learners()).isLessThan(result.before()).isLessThanOrEqualTo(result.kafka());
+		assertThat(result.moved()).isPositive();
 	}
 
 }

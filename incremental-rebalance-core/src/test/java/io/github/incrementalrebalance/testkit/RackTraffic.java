@@ -62,6 +62,27 @@ public final class RackTraffic {
 	}
 
 	/**
+	 * How many active tasks Kafka's KIP-924 {@link StickyTaskAssignor} gives a new owner on a group: each one restores
+	 * at once, from wherever its new owner's state is.
+	 * @param state the group
+	 * @return the tasks it moves
+	 */
+	public static int movedByKafka(ApplicationState state) {
+		TaskAssignment assignment = new StickyTaskAssignor().assign(state);
+		Map<ProcessId, KafkaStreamsState> clients = state.kafkaStreamsStates(false);
+		int moved = 0;
+		for (KafkaStreamsAssignment client : assignment.assignment()) {
+			for (AssignedTask task : client.tasks().values()) {
+				if (task.type() == AssignedTask.Type.ACTIVE
+						&& !clients.get(client.processId()).previousActiveTasks().contains(task.id())) {
+					moved++;
+				}
+			}
+		}
+		return moved;
+	}
+
+	/**
 	 * What Kafka's rack-aware optimization ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}, Kafka's costs:
 	 * stateful tasks traffic {@code trafficCost} and {@code nonOverlapCost} per move, stateless tasks traffic 1 and moves
 	 * free) makes of the active tasks where they run now, keeping each member's count.
