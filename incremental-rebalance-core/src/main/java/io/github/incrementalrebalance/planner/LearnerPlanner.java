@@ -117,10 +117,10 @@ public final class LearnerPlanner {
 		private final Set<ProcessId> tookOrphans = new HashSet<>();
 
 		/**
-		 * Whether placement costs anything: a policy of the application's, or members with racks. Without, balancing
-		 * skips the cost of its moves, which then costs nothing at any size of group.
+		 * Whether the policy has a say: a policy of the application's, or the default with members in racks. Without,
+		 * no step asks it, which then costs nothing at any size of group.
 		 */
-		private final boolean costsInPlay;
+		private final boolean policyApplies;
 
 		/** Members given a task by balancing this round: like {@link #tookWork}, they give none away by cost. */
 		private final Set<ProcessId> balancedOnto = new HashSet<>();
@@ -159,7 +159,7 @@ public final class LearnerPlanner {
 			this.group = group;
 			this.settings = group.settings();
 			this.policy = policy;
-			this.costsInPlay = policy.getClass() != RackAwarePlacementPolicy.class
+			this.policyApplies = policy.getClass() != RackAwarePlacementPolicy.class
 					|| group.members().stream().anyMatch((member) -> member.rack().isPresent());
 			for (GroupMember member : group.members()) {
 				this.members.put(member.processId(), member);
@@ -188,7 +188,7 @@ public final class LearnerPlanner {
 		Plan plan() {
 			keepRunningTasks();
 			drainLeavingMembers();
-			if (!this.mixedModes) {
+			if (!this.mixedModes && this.policyApplies) {
 				moveOffExcludedMembers();
 			}
 			placeOrphans();
@@ -512,7 +512,7 @@ public final class LearnerPlanner {
 					.map((to) -> new BalanceMove(entry.getKey(), entry.getValue(), to)))
 				.flatMap(Optional::stream)
 				.filter((move) -> this.members.get(move.to()).holds(move.task()))
-				.filter((move) -> !this.costsInPlay || costAt(move.task(), move.to()) <= costAt(move.task(), move.from()))
+				.filter((move) -> !this.policyApplies || costAt(move.task(), move.to()) <= costAt(move.task(), move.from()))
 				.min(warmestFirst);
 		}
 
@@ -522,7 +522,7 @@ public final class LearnerPlanner {
 		 * task is caught up at both ends. Then those a lighter member holds warmest.
 		 */
 		private List<TaskId> movableTasks(ProcessId from, boolean stateful, Loads loads, Set<ProcessId> givers) {
-			Comparator<TaskId> cheapestFirst = this.costsInPlay
+			Comparator<TaskId> cheapestFirst = this.policyApplies
 					? Comparator.comparingLong((TaskId task) -> cheapestBalanceDelta(task, from, loads, givers))
 					: Comparator.comparingLong((TaskId task) -> 0);
 			return this.active.entrySet().stream()
@@ -785,7 +785,7 @@ public final class LearnerPlanner {
 		 * bucket stays within the balancing factor without it.
 		 */
 		private void placeByCost(boolean stateful) {
-			if (this.noOtherMember || !this.costsInPlay) {
+			if (this.noOtherMember || !this.policyApplies) {
 				return;
 			}
 			Loads loads = stateful ? this.statefulLoads : this.statelessLoads;
@@ -1033,17 +1033,16 @@ public final class LearnerPlanner {
 					after[placed[i]]++;
 				}
 			}
-			Map<ProcessId, Integer> counts = new HashMap<>();
-			for (int i = 0; i < after.length; i++) {
-				counts.put(candidates.get(i).processId(), after[i]);
-			}
-			return counts;
+			return counts(candidates, after);
 		}
 
 		/**
 		 * The candidates the policy lets run a task; all of them, noted in the plan, when it lets none run it.
 		 */
 		private List<GroupMember> allowed(TaskId task, List<GroupMember> candidates) {
+			if (!this.policyApplies) {
+				return candidates;
+			}
 			GroupTask groupTask = this.group.tasks().get(task);
 			List<GroupMember> allowed = candidates.stream()
 				.filter((member) -> this.policy.mayRun(groupTask, member))
@@ -1065,6 +1064,9 @@ public final class LearnerPlanner {
 		 * within the factor, so that placing by cost leaves balancing nothing to move again.
 		 */
 		private ToLongFunction<GroupMember> costWithinFactor(TaskId task, List<GroupMember> candidates, Loads loads) {
+			if (!this.policyApplies) {
+				return (member) -> 0;
+			}
 			GroupTask groupTask = this.group.tasks().get(task);
 			double lightest = candidates.stream()
 				.mapToDouble((member) -> loads.loadWithOneMore(member.processId()))
