@@ -19,7 +19,7 @@ public record GroupTask(TaskId id, boolean stateful, List<Set<String>> partition
 
 	public GroupTask {
 		Objects.requireNonNull(id, "id");
-		partitionRacks = partitionRacks.stream().map(Set::copyOf).toList();
+		partitionRacks = partitionRacks.isEmpty() ? List.of() : partitionRacks.stream().map(Set::copyOf).toList();
 	}
 
 	/**

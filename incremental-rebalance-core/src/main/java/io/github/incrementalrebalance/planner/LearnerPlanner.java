@@ -565,10 +565,11 @@ public final class LearnerPlanner {
 		 * given task come back as an orphan next round, judged against a load without the task it took.
 		 */
 		private Optional<ProcessId> balanceTarget(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
-			GroupTask groupTask = this.group.tasks().get(task);
+			GroupTask groupTask = this.policyApplies ? this.group.tasks().get(task) : null;
 			List<GroupMember> lighter = this.mayTakeWork.stream()
 				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
-						&& loads.improves(from, member.processId()) && this.policy.mayRun(groupTask, member))
+						&& loads.improves(from, member.processId())
+						&& (groupTask == null || this.policy.mayRun(groupTask, member)))
 				.toList();
 			return lighter.isEmpty() ? Optional.empty() : Optional.of(target(task, from, lighter));
 		}
@@ -688,9 +689,10 @@ public final class LearnerPlanner {
 						.concat(reporters.stream()
 							.filter((member) -> !this.leaving.containsKey(member.processId())
 									&& !replicasOfTask.contains(member.processId())
-									&& this.policy.mayRun(task, member)),
+									&& (!this.policyApplies || this.policy.mayRun(task, member))),
 								counts.fewestPerRackTags((member) -> reporterIds.contains(member)
-										|| replicasOfTask.contains(member) || !mayRun(task, member)))
+										|| replicasOfTask.contains(member)
+										|| (this.policyApplies && !mayRun(task, member))))
 						.min(order);
 					if (next.isEmpty()) {
 						break;
@@ -1081,6 +1083,9 @@ public final class LearnerPlanner {
 		 * The policy's cost of the planned active tasks where they run after this round.
 		 */
 		private long placementCost() {
+			if (!this.policyApplies) {
+				return 0;
+			}
 			long cost = 0;
 			for (Map.Entry<TaskId, ProcessId> entry : this.active.entrySet()) {
 				cost += this.policy.cost(this.group.tasks().get(entry.getKey()), this.members.get(entry.getValue()));
