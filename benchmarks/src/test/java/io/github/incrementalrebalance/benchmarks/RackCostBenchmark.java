@@ -66,8 +66,7 @@ class RackCostBenchmark {
 				.rack("m" + member, racks[random.nextInt(racks.length)]);
 		}
 		long before = RackTraffic.ofRunning(sim.applicationState(), TRAFFIC_COST);
-		long kafka = RackTraffic.ofKafka(sim.applicationState(), TRAFFIC_COST);
-		int movedByKafka = RackTraffic.movedByKafka(sim.applicationState());
+		RackTraffic.KafkaPlacement kafka = RackTraffic.ofKafka(sim.applicationState(), TRAFFIC_COST);
 		int rounds = 0;
 		int moved = 0;
 		while (rounds < 10_000) {
@@ -86,7 +85,7 @@ class RackCostBenchmark {
 			}
 		}
 		long learners = RackTraffic.ofRunning(sim.applicationState(), TRAFFIC_COST);
-		return new Result(group, factor, before, kafka, learners, movedByKafka, rounds, moved);
+		return new Result(group, factor, before, kafka.cost(), learners, kafka.moved(), rounds, moved);
 	}
 
 	record Group(int members, int tasks, int racks, int threads) {

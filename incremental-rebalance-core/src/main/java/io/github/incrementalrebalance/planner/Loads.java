@@ -59,14 +59,6 @@ final class Loads {
 		return loads;
 	}
 
-	int capacity(ProcessId member) {
-		return this.capacity.get(member);
-	}
-
-	double balancingFactor() {
-		return this.balancingFactor;
-	}
-
 	double load(ProcessId member) {
 		return this.tasks.get(member) / (double) this.capacity.get(member);
 	}

@@ -48,7 +48,7 @@ class RackAwarePlacementTests {
 			.rack("a1", "a")
 			.rack("a2", "a")
 			.rack("b1", "b");
-		long kafka = RackTraffic.ofKafka(sim.applicationState(), 10);
+		long kafka = RackTraffic.ofKafka(sim.applicationState(), 10).cost();
 
 		List<Round> rounds = sim.rebalanceUntilSettled();
 
@@ -124,7 +124,7 @@ class RackAwarePlacementTests {
 		assertThat(last.plan().moves()).extracting(Move::task).containsExactlyInAnyOrder(task(1), task(3));
 		assertThat(sim.rebalance().plan().moves()).as("the hand-over left nothing to move again").isEmpty();
 		assertThat(RackTraffic.ofRunning(sim.applicationState(), 10))
-			.isLessThanOrEqualTo(RackTraffic.ofKafka(sim.applicationState(), 10));
+			.isLessThanOrEqualTo(RackTraffic.ofKafka(sim.applicationState(), 10).cost());
 	}
 
 	@Test

@@ -42,44 +42,29 @@ public final class RackTraffic {
 	}
 
 	/**
-	 * The cost of Kafka's KIP-924 {@link StickyTaskAssignor}'s assignment of the same group, which balances the tasks
-	 * and then runs Kafka's rack-aware optimization ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}).
+	 * Kafka's KIP-924 {@link StickyTaskAssignor}'s assignment of the same group, which balances the tasks and then runs
+	 * Kafka's rack-aware optimization ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}): its cost and the
+	 * active tasks it gives a new owner (each restores at once, from wherever its new owner's state is).
 	 * @param state the group
 	 * @param trafficCost the cost of one cross-rack partition
-	 * @return the cost
+	 * @return the cost and the moves
 	 */
-	public static long ofKafka(ApplicationState state, int trafficCost) {
+	public static KafkaPlacement ofKafka(ApplicationState state, int trafficCost) {
 		TaskAssignment assignment = new StickyTaskAssignor().assign(state);
+		Map<ProcessId, KafkaStreamsState> clients = state.kafkaStreamsStates(false);
 		long cost = 0;
+		int moved = 0;
 		for (KafkaStreamsAssignment client : assignment.assignment()) {
 			for (AssignedTask task : client.tasks().values()) {
 				if (task.type() == AssignedTask.Type.ACTIVE) {
 					cost += cost(state, client.processId(), task.id(), trafficCost);
+					if (!clients.get(client.processId()).previousActiveTasks().contains(task.id())) {
+						moved++;
+					}
 				}
 			}
 		}
-		return cost;
-	}
-
-	/**
-	 * How many active tasks Kafka's KIP-924 {@link StickyTaskAssignor} gives a new owner on a group: each one restores
-	 * at once, from wherever its new owner's state is.
-	 * @param state the group
-	 * @return the tasks it moves
-	 */
-	public static int movedByKafka(ApplicationState state) {
-		TaskAssignment assignment = new StickyTaskAssignor().assign(state);
-		Map<ProcessId, KafkaStreamsState> clients = state.kafkaStreamsStates(false);
-		int moved = 0;
-		for (KafkaStreamsAssignment client : assignment.assignment()) {
-			for (AssignedTask task : client.tasks().values()) {
-				if (task.type() == AssignedTask.Type.ACTIVE
-						&& !clients.get(client.processId()).previousActiveTasks().contains(task.id())) {
-					moved++;
-				}
-			}
-		}
-		return moved;
+		return new KafkaPlacement(cost, moved);
 	}
 
 	/**
@@ -148,6 +133,14 @@ public final class RackTraffic {
 			}
 		}
 		return costs;
+	}
+
+	/**
+	 * Kafka's placement of a group, counted.
+	 * @param cost its cross-rack traffic cost
+	 * @param moved the active tasks it gave a new owner
+	 */
+	public record KafkaPlacement(long cost, int moved) {
 	}
 
 	/**

@@ -139,18 +139,9 @@ public final class RoundSimulator {
 	 * @param task the task
 	 * @return its racks, empty without rack-aware assignment
 	 */
-	public Optional<Set<String>> racksOf(TaskId task) {
+	private Optional<Set<String>> racksOf(TaskId task) {
 		return this.partitionRacks.isEmpty() ? Optional.empty()
 				: Optional.of(Set.of(this.partitionRacks.get(task.partition() % this.partitionRacks.size())));
-	}
-
-	/**
-	 * A member's rack, as set with {@link #rack}.
-	 * @param name instance id
-	 * @return its rack
-	 */
-	public Optional<String> rackOf(String name) {
-		return Optional.ofNullable(member(name).rack);
 	}
 
 	/**
