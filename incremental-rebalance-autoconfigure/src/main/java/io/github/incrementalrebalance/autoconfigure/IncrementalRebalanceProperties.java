@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.TaskWeight;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.RebalancingMode;
@@ -46,6 +47,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param placementPolicy Where tasks may run and what running them there costs: a class implementing
  * 'io.github.incrementalrebalance.planner.PlacementPolicy'. Default: one that honours Kafka's
  * 'rack.aware.assignment.strategy'.
+ * @param taskWeight What a task weighs when the group is balanced: 'count' (one each: the balancing factor applies to
+ * tasks per thread, as in Kafka) or 'state-size' (a stateful task weighs the records in its changelogs, read by the
+ * group leader each rebalance: the factor applies to records per thread, so one instance does not end up with all
+ * the big stores).
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
  * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
  * Streams to close.
@@ -56,7 +61,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
-		@Nullable Class<?> placementPolicy) {
+		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -124,6 +129,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.placementPolicy != null) {
 			keys.put(LearnerConfig.PLACEMENT_POLICY_CLASS_CONFIG, this.placementPolicy);
+		}
+		if (this.taskWeight != null) {
+			keys.put(LearnerConfig.TASK_WEIGHT_CONFIG, this.taskWeight.value());
 		}
 		return keys;
 	}

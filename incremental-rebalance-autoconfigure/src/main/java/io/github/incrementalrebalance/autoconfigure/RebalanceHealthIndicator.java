@@ -50,6 +50,8 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 						+ runtime.assignorStatus().lastFallbackReason().orElse("no reason given")
 						+ "): no learners until a rebalance plans again");
 			}
+			runtime.assignorStatus().weightProblem()
+				.ifPresent((problem) -> details.put("taskWeight", "count, not state-size: " + problem));
 			runtime.deadline().ifPresent((deadline) -> details.put("deadline", deadline));
 			runtime.drainOutcome().ifPresent((outcome) -> {
 				details.put("outcome", outcome.kind().word());

@@ -75,6 +75,12 @@ public class RebalanceMetrics implements MeterBinder {
 				.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
 				.tags(tags)
 				.register(registry);
+			FunctionCounter.builder("kafka.streams.rebalance.assignor.weighed.by.count", runtime,
+					(member) -> member.assignorStatus().weighedByCount())
+				.description("Assignments this instance led with task.weight=state-size that weighed every task one, "
+						+ "because the changelog sizes could not be read")
+				.tags(tags)
+				.register(registry);
 		}
 	}
 

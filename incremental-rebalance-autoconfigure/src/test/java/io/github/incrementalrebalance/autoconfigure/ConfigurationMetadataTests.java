@@ -33,7 +33,7 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.progress-interval", "incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
 				"incremental-rebalance.control-topic-create", "incremental-rebalance.leave-on-close",
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown",
-				"incremental-rebalance.placement-policy");
+				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight");
 		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();

@@ -240,6 +240,26 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void taskWeightBecomesItsKafkaStyleKey() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.task-weight=state-size")
+			.run((context) -> assertThat(streamsConfiguration(context))
+				.containsEntry("incremental.rebalance.task.weight", "state-size"));
+	}
+
+	@Test
+	void taskWeightKeyOfNoKnownKindStopsStartUpNamingItAndTheKinds() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.task.weight=bytes")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("Invalid value bytes for configuration incremental.rebalance.task.weight")
+				.hasMessageContaining("COUNT")
+				.hasMessageContaining("STATE-SIZE"));
+	}
+
+	@Test
 	void placementPolicyThatIsNoPolicyStopsStartUpNamingIt() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.placement-policy=java.lang.String")

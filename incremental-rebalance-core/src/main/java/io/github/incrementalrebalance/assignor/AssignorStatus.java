@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the assignors of one application share across rebalances: how often planning failed and Kafka's sticky
- * assignor was used instead, and why. Kafka makes a new assignor per rebalance, so this object lives in the Streams
+ * assignor was used instead, and why; whether tasks could be weighed as asked. Kafka makes a new assignor per rebalance, so this object lives in the Streams
  * config under {@link #CONFIG}. Its fallback count sets the back-off of the retry.
  */
 public final class AssignorStatus {
@@ -24,6 +24,10 @@ public final class AssignorStatus {
 	private final AtomicLong consecutiveFallbacks = new AtomicLong();
 
 	private final AtomicReference<String> lastFallbackReason = new AtomicReference<>();
+
+	private final AtomicLong weighedByCount = new AtomicLong();
+
+	private final AtomicReference<String> weightProblem = new AtomicReference<>();
 
 	public long fallbacks() {
 		return this.fallbacks.get();
@@ -59,6 +63,32 @@ public final class AssignorStatus {
 
 	void planned() {
 		this.consecutiveFallbacks.set(0);
+	}
+
+	/**
+	 * Assignments led while tasks were to weigh their state size but weighed one each, because the changelog sizes
+	 * could not be read.
+	 * @return how many
+	 */
+	public long weighedByCount() {
+		return this.weighedByCount.get();
+	}
+
+	/**
+	 * Why the last assignment led with {@code incremental.rebalance.task.weight=state-size} weighed tasks by count.
+	 * @return the reason, or empty when it weighed them by state size
+	 */
+	public Optional<String> weightProblem() {
+		return Optional.ofNullable(this.weightProblem.get());
+	}
+
+	void weighedByCount(String reason) {
+		this.weighedByCount.incrementAndGet();
+		this.weightProblem.set(reason);
+	}
+
+	void weighedByStateSize() {
+		this.weightProblem.set(null);
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import io.github.incrementalrebalance.member.MemberIdentity;
@@ -36,16 +37,19 @@ final class GroupReader {
 	 * @param now the leader's clock
 	 * @param racks whether to read the members' and partitions' racks: only when every one has its rack, as Kafka's
 	 * rack-aware assignment asks (see {@link #missingRacks})
+	 * @param changelogRecords the records in each stateful task's changelogs, when tasks weigh their state size;
+	 * else empty
 	 */
 	static Group read(ApplicationState state, PlannerSettings settings, List<LeaveRequest> leaveRequests,
-			Instant now, boolean racks) {
+			Instant now, boolean racks, Map<TaskId, Long> changelogRecords) {
 		List<GroupMember> members = new ArrayList<>();
 		List<String> rackTagKeys = state.assignmentConfigs().rackAwareAssignmentTags();
 		for (KafkaStreamsState client : state.kafkaStreamsStates(true).values()) {
 			members.add(member(client, rackTagKeys, racks ? client.rackId() : Optional.empty()));
 		}
 		List<GroupTask> tasks = state.allTasks().values().stream()
-			.map((task) -> new GroupTask(task.id(), hasChangelog(task), racks ? partitionRacks(task) : List.of()))
+			.map((task) -> new GroupTask(task.id(), hasChangelog(task), racks ? partitionRacks(task) : List.of(),
+					Optional.ofNullable(changelogRecords.get(task.id())).map(OptionalLong::of).orElse(OptionalLong.empty())))
 			.toList();
 		return Group.of(members, tasks, leaveRequests, settings, now);
 	}

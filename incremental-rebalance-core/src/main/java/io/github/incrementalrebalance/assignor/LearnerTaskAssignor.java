@@ -5,13 +5,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.TaskWeight;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.planner.Group;
 import io.github.incrementalrebalance.planner.LearnerPlanner;
@@ -19,6 +23,7 @@ import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
@@ -27,6 +32,7 @@ import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.Assi
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor;
+import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +60,8 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 
 	private ControlView controlView = List::of;
 
+	private ChangelogSizes changelogSizes;
+
 	private PlanListener listener = (plan, error) -> {
 	};
 
@@ -76,6 +84,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		}
 		if (configs.get(ControlView.CONFIG) instanceof ControlView view) {
 			this.controlView = view;
+		}
+		if (configs.get(ChangelogSizes.CONFIG) instanceof ChangelogSizes sizes) {
+			this.changelogSizes = sizes;
 		}
 		if (configs.get(PlanListener.CONFIG) instanceof PlanListener planListener) {
 			this.listener = planListener;
@@ -100,8 +111,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			this.controlView.unavailable().ifPresent((reason) -> {
 				throw new IllegalStateException(reason + ": a leave request could be missed");
 			});
+			Map<TaskId, Long> sizes = this.config.taskWeight() == TaskWeight.STATE_SIZE ? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now,
-					racks(applicationState.assignmentConfigs(), applicationState));
+					racks(applicationState.assignmentConfigs(), applicationState), sizes);
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());
@@ -137,6 +149,40 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 				kafka.numStandbyReplicas(), this.config.balancingFactor(), this.config.learnerRebalance(),
 				this.config.learnerProbeInterval(),
 				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST));
+	}
+
+	/**
+	 * The records in each stateful task's changelogs; none, with a WARN and a note in the status, when they cannot be
+	 * read: the round then weighs every task one, like Kafka, rather than failing the assignment.
+	 */
+	private Map<TaskId, Long> changelogRecords(ApplicationState state) {
+		Map<TaskId, Set<TopicPartition>> changelogs = new HashMap<>();
+		state.allTasks().values().forEach((task) -> task.topicPartitions().stream()
+			.filter(TaskTopicPartition::isChangelog)
+			.forEach((partition) -> changelogs.computeIfAbsent(task.id(), (id) -> new HashSet<>())
+				.add(partition.topicPartition())));
+		try {
+			if (this.changelogSizes == null) {
+				throw new IllegalStateException("no changelog size reader in the Kafka Streams config (configure Kafka "
+						+ "Streams with MemberRuntime.configure, as the Spring Boot starter does)");
+			}
+			Set<TopicPartition> partitions = new HashSet<>();
+			changelogs.values().forEach(partitions::addAll);
+			Map<TopicPartition, Long> records = this.changelogSizes.records(partitions);
+			Map<TaskId, Long> sizes = new HashMap<>();
+			changelogs.forEach((task, taskPartitions) -> sizes.put(task, taskPartitions.stream()
+				.mapToLong((partition) -> Objects.requireNonNull(records.get(partition), () -> "no size of " + partition))
+				.sum()));
+			this.status.weighedByStateSize();
+			return sizes;
+		}
+		catch (RuntimeException ex) {
+			String reason = String.valueOf(ex.getMessage());
+			this.status.weighedByCount(reason);
+			logger.warn("{}=state-size is not applied this round: {} (every task weighs one)",
+					LearnerConfig.TASK_WEIGHT_CONFIG, reason);
+			return Map.of();
+		}
 	}
 
 	/**

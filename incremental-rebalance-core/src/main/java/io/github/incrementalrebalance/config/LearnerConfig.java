@@ -78,6 +78,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String PLACEMENT_POLICY_CLASS_CONFIG = "incremental.rebalance.placement.policy.class";
 
+	/**
+	 * What a task weighs when the planner balances: {@code count} (one each) or {@code state-size} (the records in
+	 * its changelogs, read by the group leader each rebalance).
+	 */
+	public static final String TASK_WEIGHT_CONFIG = "incremental.rebalance.task.weight";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -129,6 +135,12 @@ public final class LearnerConfig extends AbstractConfig {
 				"Where tasks may run and what running them there costs (a " + PlacementPolicy.class.getName()
 						+ " with a public no-argument constructor; Configurable ones get the Kafka Streams config). "
 						+ "The default honours rack.aware.assignment.strategy.")
+		.define(TASK_WEIGHT_CONFIG, Type.STRING, "count", ConfigDef.CaseInsensitiveValidString.in("count", "state-size"),
+				Importance.MEDIUM,
+				"count: every task weighs one, and the balancing factor applies to tasks per thread; state-size: a "
+						+ "stateful task weighs the records in its changelogs (from start to end offset, at least one), "
+						+ "read by the group leader each rebalance, and the factor applies to records per thread, so one "
+						+ "member does not end up with all the big stores. Stateless tasks weigh one either way.")
 		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
@@ -224,6 +236,10 @@ public final class LearnerConfig extends AbstractConfig {
 					"could not be made (" + cause + "): use a public class implementing " + PlacementPolicy.class.getName()
 							+ " with a public no-argument constructor");
 		}
+	}
+
+	public TaskWeight taskWeight() {
+		return TaskWeight.valueOf(getString(TASK_WEIGHT_CONFIG).toUpperCase(Locale.ROOT).replace('-', '_'));
 	}
 
 	public Duration learnerProbeInterval() {

@@ -14,17 +14,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Makes the control topic's clients from the Kafka Streams config: the settings every client shares (bootstrap,
- * security, SASL, SSL, DNS lookup) are taken as they are, so the control topic reaches the cluster the same way
- * Kafka Streams does.
+ * Makes the library's own clients (the control topic's, and the leader's reader of changelog sizes) from the Kafka
+ * Streams config: the settings every client shares (bootstrap, security, SASL, SSL, DNS lookup) are taken as they
+ * are, so they reach the cluster the same way Kafka Streams does.
  */
-final class ControlClients {
+public final class ControlClients {
 
 	private final Map<String, Object> connection = new HashMap<>();
 
 	private final String clientIdPrefix;
 
-	ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
+	public ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
 		Set<String> admin = AdminClientConfig.configNames();
 		Set<String> consumer = ConsumerConfig.configNames();
 		Set<String> producer = ProducerConfig.configNames();
@@ -40,7 +40,7 @@ final class ControlClients {
 		this.clientIdPrefix = clientIdPrefix;
 	}
 
-	Admin admin() {
+	public Admin admin() {
 		Map<String, Object> config = new HashMap<>(this.connection);
 		config.put(AdminClientConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-admin");
 		return Admin.create(config);

@@ -27,10 +27,12 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
+import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlClients;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicException;
@@ -105,6 +107,8 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private final ControlTopicWriter writer;
 
+	private final ChangelogSizeReader changelogSizes;
+
 	private final AssignorStatus assignorStatus = new AssignorStatus();
 
 	private final Clock clock;
@@ -154,6 +158,7 @@ public final class MemberRuntime implements AutoCloseable {
 		this.controlTopic = this.config.controlTopic(applicationId);
 		this.reader = new ControlTopicReader(streamsConfig, this.controlTopic);
 		this.writer = new ControlTopicWriter(streamsConfig, this.controlTopic);
+		this.changelogSizes = new ChangelogSizeReader(new ControlClients(streamsConfig, applicationId + "-rebalance-sizes"));
 		if (this.config.rejoinRequests()) {
 			this.reader.addListener(this::onControlRecord);
 		}
@@ -258,6 +263,7 @@ public final class MemberRuntime implements AutoCloseable {
 				this.config.leaveRecordRetention(), this.clock);
 		configured.put(PlanListener.CONFIG, this.publisher);
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
+		configured.put(ChangelogSizes.CONFIG, this.changelogSizes);
 		return configured;
 	}
 
@@ -890,6 +896,7 @@ public final class MemberRuntime implements AutoCloseable {
 	public synchronized void stop() {
 		stopChecks();
 		this.reader.close();
+		this.changelogSizes.close();
 	}
 
 	private void stopChecks() {

@@ -152,6 +152,9 @@ public final class LearnerPlanner {
 		 */
 		private boolean costDeferred;
 
+		/** What each task weighs, as the policy says. */
+		private final Map<TaskId, Long> weights = new HashMap<>();
+
 		/** The members that ran or hold each task before this round: a few per task, not the whole group. */
 		private final Map<TaskId, List<GroupMember>> reportedBy = new HashMap<>();
 
@@ -178,11 +181,24 @@ public final class LearnerPlanner {
 			this.mixedModes = group.members().stream().anyMatch((member) -> member.mode() == RebalancingMode.UPGRADING);
 			this.unknownOffsets = group.members().stream()
 				.anyMatch(GroupMember::lagsUnknown);
-			this.statefulLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
-			this.statelessLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor());
+			for (GroupTask task : group.tasks().values()) {
+				this.weights.put(task.id(), weightOf(task));
+			}
+			ToLongFunction<TaskId> weight = (task) -> this.weights.getOrDefault(task, 1L);
+			this.statefulLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor(), weight);
+			this.statelessLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor(), weight);
 			for (GroupTask task : group.tasks().values()) {
 				findRunningOwner(task.id()).ifPresent((owner) -> this.runningOwner.put(task.id(), owner));
 			}
+		}
+
+		private long weightOf(GroupTask task) {
+			long weight = this.policy.weight(task);
+			if (weight < 1) {
+				throw new IllegalStateException(this.policy.getClass().getName() + " weighs task " + task.id() + " "
+						+ weight + ": a weight is one or more");
+			}
+			return weight;
 		}
 
 		Plan plan() {
@@ -224,7 +240,7 @@ public final class LearnerPlanner {
 			this.runningOwner.forEach((task, owner) -> {
 				if (mayTakeWork(owner)) {
 					this.active.put(task, owner);
-					loads(task).add(owner);
+					loads(task).add(owner, task);
 				}
 			});
 		}
@@ -258,7 +274,7 @@ public final class LearnerPlanner {
 			Map<TaskId, ProcessId> targets = new TreeMap<>();
 			for (TaskId task : tasks) {
 				ProcessId target = target(task, leaver, this.mayTakeWork);
-				loads(task).add(target);
+				loads(task).add(target, task);
 				this.tookWork.add(target);
 				if (isStateful(task)) {
 					targets.put(task, target);
@@ -311,9 +327,7 @@ public final class LearnerPlanner {
 					continue;
 				}
 				ProcessId target = target(task, owner, this.mayTakeWork);
-				Loads loads = loads(task);
-				loads.remove(owner);
-				loads.add(target);
+				loads(task).move(task, owner, target);
 				this.tookWork.add(target);
 				this.decided.add(task);
 				if (caughtUp(target, task)) {
@@ -352,7 +366,7 @@ public final class LearnerPlanner {
 				}
 			}
 			warm.forEach((task, target) -> {
-				loads(task).add(target);
+				loads(task).add(target, task);
 				this.tookWork.add(target);
 				this.tookOrphans.add(target);
 				this.orphans.add(task);
@@ -363,7 +377,7 @@ public final class LearnerPlanner {
 					continue;
 				}
 				ProcessId target = this.mixedModes ? leastLoaded(task, this.mayTakeWork) : orphanTarget(task);
-				loads(task).add(target);
+				loads(task).add(target, task);
 				this.tookWork.add(target);
 				this.tookOrphans.add(target);
 				this.orphans.add(task);
@@ -380,7 +394,7 @@ public final class LearnerPlanner {
 			return allowed(task, this.mayTakeWork).stream()
 				.filter((member) -> member.holds(task))
 				.min(Comparator.comparingLong((GroupMember member) -> member.lag(task))
-					.thenComparingDouble((member) -> loads.loadWithOneMore(member.processId()))
+					.thenComparingDouble((member) -> loads.loadWith(member.processId(), task))
 					.thenComparing(GroupMember::startedAt, Comparator.reverseOrder())
 					.thenComparing(GroupMember::processId))
 				.map(GroupMember::processId)
@@ -419,8 +433,7 @@ public final class LearnerPlanner {
 				takers.add(move.to());
 				this.balancedOnto.add(move.to());
 				this.balancedFrom.add(move.from());
-				loads.remove(move.from());
-				loads.add(move.to());
+				loads.move(move.task(), move.from(), move.to());
 				this.decided.add(move.task());
 				chosen.add(move);
 			}
@@ -448,8 +461,8 @@ public final class LearnerPlanner {
 		 * and the least loaded of those gets each, so count every such task on the taker and none on the giver.
 		 */
 		private boolean staysLighter(BalanceMove move, Loads loads) {
-			int mayLandOnTaker = 0;
-			int mayLeaveGiver = 0;
+			long mayLandOnTaker = 0;
+			long mayLeaveGiver = 0;
 			for (Map.Entry<TaskId, ProcessId> drained : this.learnerAt.entrySet()) {
 				TaskId task = drained.getKey();
 				ProcessId owner = this.active.get(task);
@@ -458,14 +471,14 @@ public final class LearnerPlanner {
 				}
 				boolean takerCaughtUp = caughtUp(move.to(), task);
 				if (takerCaughtUp && !drained.getValue().equals(move.to())) {
-					mayLandOnTaker++;
+					mayLandOnTaker += loads.weight(task);
 				}
 				if (drained.getValue().equals(move.from()) && this.mayTakeWork.stream()
 					.anyMatch((m) -> !m.processId().equals(move.from()) && caughtUp(m.processId(), task))) {
-					mayLeaveGiver++;
+					mayLeaveGiver += loads.weight(task);
 				}
 			}
-			return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), mayLeaveGiver);
+			return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), move.task(), mayLeaveGiver);
 		}
 
 		/**
@@ -478,8 +491,7 @@ public final class LearnerPlanner {
 		private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads) {
 			while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !staysLighter(move, loads))) {
 				BalanceMove undone = chosen.remove(chosen.size() - 1);
-				loads.remove(undone.to());
-				loads.add(undone.from());
+				loads.move(undone.task(), undone.to(), undone.from());
 				this.decided.remove(undone.task());
 			}
 		}
@@ -507,7 +519,7 @@ public final class LearnerPlanner {
 				.filter((entry) -> this.mayTakeWork.stream()
 					.anyMatch((member) -> member.holds(entry.getKey()) && !givers.contains(member.processId())
 							&& !member.processId().equals(entry.getValue())
-							&& loads.improves(entry.getValue(), member.processId())))
+							&& loads.improves(entry.getValue(), member.processId(), entry.getKey())))
 				.map((entry) -> balanceTarget(entry.getKey(), entry.getValue(), loads, givers)
 					.map((to) -> new BalanceMove(entry.getKey(), entry.getValue(), to)))
 				.flatMap(Optional::stream)
@@ -538,7 +550,8 @@ public final class LearnerPlanner {
 			long here = costAt(task, from);
 			return this.mayTakeWork.stream()
 				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
-						&& loads.improves(from, member.processId()) && mayRun(this.group.tasks().get(task), member.processId()))
+						&& loads.improves(from, member.processId(), task)
+						&& mayRun(this.group.tasks().get(task), member.processId()))
 				.mapToLong((member) -> costAt(task, member.processId()) - here)
 				.min()
 				.orElse(Long.MAX_VALUE);
@@ -568,7 +581,7 @@ public final class LearnerPlanner {
 			GroupTask groupTask = this.policyApplies ? this.group.tasks().get(task) : null;
 			List<GroupMember> lighter = this.mayTakeWork.stream()
 				.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
-						&& loads.improves(from, member.processId())
+						&& loads.improves(from, member.processId(), task)
 						&& (groupTask == null || this.policy.mayRun(groupTask, member)))
 				.toList();
 			return lighter.isEmpty() ? Optional.empty() : Optional.of(target(task, from, lighter));
@@ -588,7 +601,7 @@ public final class LearnerPlanner {
 				.toList());
 			List<GroupMember> caughtUp = others.stream().filter((m) -> caughtUp(m.processId(), task)).toList();
 			Comparator<GroupMember> byLoad = Comparator
-				.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()));
+				.comparingDouble((GroupMember member) -> loads.loadWith(member.processId(), task));
 			Comparator<GroupMember> byCost = Comparator.comparingLong(costWithinFactor(task, others, loads));
 			Comparator<GroupMember> byLag = Comparator.comparingLong((member) -> member.lag(task));
 			Comparator<GroupMember> newestFirst = Comparator.comparing(GroupMember::startedAt,
@@ -625,7 +638,7 @@ public final class LearnerPlanner {
 		private ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {
 			Loads loads = loads(task);
 			return allowed(task, candidates).stream()
-				.min(Comparator.comparingDouble((GroupMember member) -> loads.loadWithOneMore(member.processId()))
+				.min(Comparator.comparingDouble((GroupMember member) -> loads.loadWith(member.processId(), task))
 					.thenComparing(GroupMember::startedAt, Comparator.reverseOrder())
 					.thenComparing(GroupMember::processId))
 				.orElseThrow()
@@ -879,7 +892,7 @@ public final class LearnerPlanner {
 			int[] placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves).optimize(maxCycles);
 			boolean balanced = loads.withinTolerance();
 			for (int tries = 0; tries < count.length && balanced; tries++) {
-				Loads after = loads.with(counts(candidates, count, owner, placed, (task) -> true));
+				Loads after = after(loads, candidates, tasks, owner, placed, (task) -> true);
 				if (after.withinTolerance()) {
 					break;
 				}
@@ -918,8 +931,8 @@ public final class LearnerPlanner {
 			// the moves made now must leave the bucket within the factor while the learners of the others warm up:
 			// else balancing would undo them in the next round
 			boolean moveNow = warmUp.isEmpty() || !loads.withinTolerance()
-					|| loads.with(counts(candidates, count, owner, placed,
-							(task) -> !warmUp.containsKey(tasks[task].id()))).withinTolerance();
+					|| after(loads, candidates, tasks, owner, placed, (task) -> !warmUp.containsKey(tasks[task].id()))
+						.withinTolerance();
 			if (moveNow) {
 				orphansTo.forEach((task, to) -> placeOrphanAgain(task, this.active.get(task), to, loads));
 			}
@@ -927,8 +940,7 @@ public final class LearnerPlanner {
 				ProcessId from = this.active.get(task);
 				this.decided.add(task);
 				if (moveNow) {
-					loads.remove(from);
-					loads.add(to);
+					loads.move(task, from, to);
 					moveNow(task, Optional.of(from), to, "lower cost");
 				}
 				else {
@@ -970,7 +982,7 @@ public final class LearnerPlanner {
 			while (spreadOne(tasks, owner, count, most, costs, candidates, loads, false)) {
 				// each pass moves one orphan
 			}
-			while (!loads.with(counts(candidates, count)).withinTolerance()
+			while (!loads.withinTolerance()
 					&& spreadOne(tasks, owner, count, most, costs, candidates, loads, true)) {
 				// each pass moves one orphan
 			}
@@ -1006,17 +1018,8 @@ public final class LearnerPlanner {
 			return true;
 		}
 
-		private static Map<ProcessId, Integer> counts(List<GroupMember> candidates, int[] count) {
-			Map<ProcessId, Integer> counts = new HashMap<>();
-			for (int i = 0; i < count.length; i++) {
-				counts.put(candidates.get(i).processId(), count[i]);
-			}
-			return counts;
-		}
-
 		private void placeOrphanAgain(TaskId task, ProcessId from, ProcessId to, Loads loads) {
-			loads.remove(from);
-			loads.add(to);
+			loads.move(task, from, to);
 			this.tookWork.add(to);
 			this.tookOrphans.add(to);
 			this.moves.removeIf((move) -> move.task().equals(task));
@@ -1024,18 +1027,17 @@ public final class LearnerPlanner {
 		}
 
 		/**
-		 * The bucket's counts per member after the optimizer's moves that {@code made} accepts.
+		 * The bucket's loads after the optimizer's moves that {@code made} accepts.
 		 */
-		private static Map<ProcessId, Integer> counts(List<GroupMember> candidates, int[] count, int[] owner,
+		private static Loads after(Loads loads, List<GroupMember> candidates, GroupTask[] tasks, int[] owner,
 				int[] placed, IntPredicate made) {
-			int[] after = count.clone();
+			Loads after = loads.copy();
 			for (int i = 0; i < owner.length; i++) {
 				if (placed[i] != owner[i] && made.test(i)) {
-					after[owner[i]]--;
-					after[placed[i]]++;
+					after.move(tasks[i].id(), candidates.get(owner[i]).processId(), candidates.get(placed[i]).processId());
 				}
 			}
-			return counts(candidates, after);
+			return after;
 		}
 
 		/**
@@ -1071,11 +1073,11 @@ public final class LearnerPlanner {
 			}
 			GroupTask groupTask = this.group.tasks().get(task);
 			double lightest = candidates.stream()
-				.mapToDouble((member) -> loads.loadWithOneMore(member.processId()))
+				.mapToDouble((member) -> loads.loadWith(member.processId(), task))
 				.min()
 				.orElse(0);
 			double limit = Math.max(lightest, loads.minLoad() * this.settings.balancingFactor()) + 1e-9;
-			return (member) -> (loads.loadWithOneMore(member.processId()) <= limit)
+			return (member) -> (loads.loadWith(member.processId(), task) <= limit)
 					? this.policy.cost(groupTask, member) : Long.MAX_VALUE;
 		}
 

@@ -5,14 +5,18 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 
 /**
- * Projected load of one bucket of tasks (stateful or stateless) over the members that may take work: tasks per
- * stream thread, counting moves in flight at their target. Decides whether the bucket is within the balancing
- * factor.
+ * Projected load of one bucket of tasks (stateful or stateless) over the members that may take work: the weight of
+ * the tasks per stream thread, counting moves in flight at their target, each task weighing what the
+ * {@link PlacementPolicy#weight policy} says (one by default, so the load is tasks per thread). Decides whether the
+ * bucket is within the balancing factor.
  */
 final class Loads {
 
@@ -20,79 +24,114 @@ final class Loads {
 
 	private final Map<ProcessId, Integer> capacity = new HashMap<>();
 
-	private final Map<ProcessId, Integer> tasks = new HashMap<>();
+	private final ToLongFunction<TaskId> weight;
 
 	private final double balancingFactor;
 
-	Loads(Collection<GroupMember> members, double balancingFactor) {
+	private final Map<ProcessId, Long> weights = new HashMap<>();
+
+	/** Per member, how many of its tasks weigh each weight: the lightest is what a move can shift at least. */
+	private final Map<ProcessId, TreeMap<Long, Integer>> tasksByWeight = new HashMap<>();
+
+	Loads(Collection<GroupMember> members, double balancingFactor, ToLongFunction<TaskId> weight) {
 		this(members.stream().collect(Collectors.toMap(GroupMember::processId, GroupMember::capacity)),
-				balancingFactor);
+				balancingFactor, weight);
 	}
 
-	Loads(Map<ProcessId, Integer> capacities, double balancingFactor) {
+	Loads(Map<ProcessId, Integer> capacities, double balancingFactor, ToLongFunction<TaskId> weight) {
 		this.balancingFactor = balancingFactor;
+		this.weight = weight;
 		this.capacity.putAll(capacities);
-		capacities.keySet().forEach((member) -> this.tasks.put(member, 0));
+		capacities.keySet().forEach((member) -> {
+			this.weights.put(member, 0L);
+			this.tasksByWeight.put(member, new TreeMap<>());
+		});
 	}
 
-	void add(ProcessId member) {
-		this.tasks.computeIfPresent(member, (id, count) -> count + 1);
+	void add(ProcessId member, TaskId task) {
+		if (this.weights.containsKey(member)) {
+			long taskWeight = this.weight.applyAsLong(task);
+			this.weights.merge(member, taskWeight, Long::sum);
+			this.tasksByWeight.get(member).merge(taskWeight, 1, Integer::sum);
+		}
 	}
 
-	void remove(ProcessId member) {
-		this.tasks.computeIfPresent(member, (id, count) -> count - 1);
+	void remove(ProcessId member, TaskId task) {
+		if (this.weights.containsKey(member)) {
+			long taskWeight = this.weight.applyAsLong(task);
+			this.weights.merge(member, -taskWeight, Long::sum);
+			this.tasksByWeight.get(member).computeIfPresent(taskWeight, (w, n) -> (n == 1) ? null : n - 1);
+		}
+	}
+
+	/**
+	 * Move a task's load from one member to another.
+	 */
+	void move(TaskId task, ProcessId from, ProcessId to) {
+		remove(from, task);
+		add(to, task);
 	}
 
 	/**
 	 * The tasks of the bucket a member carries.
 	 */
 	int count(ProcessId member) {
-		return this.tasks.get(member);
+		return this.tasksByWeight.get(member).values().stream().mapToInt(Integer::intValue).sum();
+	}
+
+	long weight(TaskId task) {
+		return this.weight.applyAsLong(task);
 	}
 
 	/**
-	 * The members' tasks per thread if each carried {@code counts} of them instead.
+	 * A copy to try moves on.
 	 */
-	Loads with(Map<ProcessId, Integer> counts) {
-		Loads loads = new Loads(this.capacity, this.balancingFactor);
-		loads.tasks.putAll(counts);
+	Loads copy() {
+		Loads loads = new Loads(this.capacity, this.balancingFactor, this.weight);
+		loads.weights.putAll(this.weights);
+		this.tasksByWeight.forEach((member, byWeight) -> loads.tasksByWeight.put(member, new TreeMap<>(byWeight)));
 		return loads;
 	}
 
 	double load(ProcessId member) {
-		return this.tasks.get(member) / (double) this.capacity.get(member);
+		return this.weights.get(member) / (double) this.capacity.get(member);
 	}
 
 	/**
-	 * The load a member would have with one more task.
+	 * The load a member would have with a task more.
 	 */
-	double loadWithOneMore(ProcessId member) {
-		return (this.tasks.get(member) + 1) / (double) this.capacity.get(member);
+	double loadWith(ProcessId member, TaskId task) {
+		return (this.weights.get(member) + this.weight.applyAsLong(task)) / (double) this.capacity.get(member);
 	}
 
 	/**
-	 * Whether moving one task from {@code from} to {@code to} leaves {@code to} strictly lighter than {@code from}
-	 * was: the only moves that make the bucket more even, and never worth undoing.
+	 * Whether moving a task from {@code from} to {@code to} leaves {@code to} strictly lighter than {@code from} was:
+	 * the only moves that make the bucket more even, and never worth undoing.
 	 */
-	boolean improves(ProcessId from, ProcessId to) {
-		return loadWithOneMore(to) < load(from) - EPSILON;
+	boolean improves(ProcessId from, ProcessId to, TaskId task) {
+		return loadWith(to, task) < load(from) - EPSILON;
+	}
+
+	private boolean improves(ProcessId from, ProcessId to, long taskWeight) {
+		return (this.weights.get(to) + taskWeight) / (double) this.capacity.get(to) < load(from) - EPSILON;
 	}
 
 	double minLoad() {
-		return this.tasks.keySet().stream().mapToDouble(this::load).min().orElse(0);
+		return this.weights.keySet().stream().mapToDouble(this::load).min().orElse(0);
 	}
 
 	double meanLoad() {
-		return this.tasks.keySet().stream().mapToDouble(this::load).average().orElse(0);
+		return this.weights.keySet().stream().mapToDouble(this::load).average().orElse(0);
 	}
 
 	/**
-	 * Whether {@code lighter}, with {@code extra} more tasks, carries strictly less than {@code heavier} would with
-	 * one more task and {@code fewer} fewer.
+	 * Whether {@code lighter}, with {@code extra} more weight, carries strictly less than {@code heavier} would with
+	 * {@code task} back and {@code fewer} less weight.
 	 */
-	boolean staysLighter(ProcessId lighter, int extra, ProcessId heavier, int fewer) {
-		double lighterLoad = (this.tasks.get(lighter) + extra) / (double) this.capacity.get(lighter);
-		double heavierLoad = (this.tasks.get(heavier) + 1 - fewer) / (double) this.capacity.get(heavier);
+	boolean staysLighter(ProcessId lighter, long extra, ProcessId heavier, TaskId task, long fewer) {
+		double lighterLoad = (this.weights.get(lighter) + extra) / (double) this.capacity.get(lighter);
+		double heavierLoad = (this.weights.get(heavier) + this.weight.applyAsLong(task) - fewer)
+				/ (double) this.capacity.get(heavier);
 		return lighterLoad < heavierLoad - EPSILON;
 	}
 
@@ -100,28 +139,31 @@ final class Loads {
 	 * Members in the order work is taken from them: most loaded first.
 	 */
 	List<ProcessId> byLoadDescending() {
-		return this.tasks.keySet().stream()
+		return this.weights.keySet().stream()
 			.sorted(Comparator.comparingDouble(this::load).reversed().thenComparing(Comparator.naturalOrder()))
 			.toList();
 	}
 
 	/**
 	 * Whether the bucket is within tolerance: the most loaded member carries at most the factor times the least
-	 * loaded one, or no move from a most loaded to a least loaded member {@link #improves improves} the bucket (a
-	 * move that would only swap who is the most loaded is no move at all).
+	 * loaded one, or no move of a most loaded member's lightest task to a least loaded member {@link #improves
+	 * improves} the bucket (a move that would only swap who is the most loaded is no move at all).
 	 */
 	boolean withinTolerance() {
-		if (this.tasks.size() < 2) {
+		if (this.weights.size() < 2) {
 			return true;
 		}
-		double max = this.tasks.keySet().stream().mapToDouble(this::load).max().orElse(0);
-		double min = this.tasks.keySet().stream().mapToDouble(this::load).min().orElse(0);
+		double max = this.weights.keySet().stream().mapToDouble(this::load).max().orElse(0);
+		double min = this.weights.keySet().stream().mapToDouble(this::load).min().orElse(0);
 		if (max <= this.balancingFactor * min + EPSILON) {
 			return true;
 		}
-		List<ProcessId> most = this.tasks.keySet().stream().filter((m) -> load(m) >= max - EPSILON).toList();
-		List<ProcessId> least = this.tasks.keySet().stream().filter((m) -> load(m) <= min + EPSILON).toList();
-		return most.stream().noneMatch((from) -> least.stream().anyMatch((to) -> improves(from, to)));
+		List<ProcessId> most = this.weights.keySet().stream().filter((m) -> load(m) >= max - EPSILON).toList();
+		List<ProcessId> least = this.weights.keySet().stream().filter((m) -> load(m) <= min + EPSILON).toList();
+		return most.stream()
+			.filter((from) -> !this.tasksByWeight.get(from).isEmpty())
+			.noneMatch((from) -> least.stream()
+				.anyMatch((to) -> improves(from, to, this.tasksByWeight.get(from).firstKey())));
 	}
 
 }

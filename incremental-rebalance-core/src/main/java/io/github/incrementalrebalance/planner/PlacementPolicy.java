@@ -1,7 +1,7 @@
 package io.github.incrementalrebalance.planner;
 
 /**
- * Where a task may run and what running it there costs: the planner's pluggable part, named by class with
+ * Where a task may run, what running it there costs and how much load it is: the planner's pluggable part, named by class with
  * {@code incremental.rebalance.placement.policy.class} (Spring: {@code incremental-rebalance.placement-policy}). The
  * default, {@link RackAwarePlacementPolicy}, honours Kafka's {@code rack.aware.assignment.strategy}; extend it to keep
  * that and add rules of your own.
@@ -37,6 +37,19 @@ public interface PlacementPolicy {
 	 */
 	default long cost(GroupTask task, GroupMember member) {
 		return 0;
+	}
+
+	/**
+	 * How much load a task is: the planner balances the weight of the tasks per stream thread, and the balancing
+	 * factor applies to it. By default the records in the task's changelogs when they are read
+	 * ({@code incremental.rebalance.task.weight=state-size}), at least one so that an empty store still counts, and
+	 * one per task otherwise. Stateful and stateless tasks are balanced apart, so only weights within each kind are
+	 * compared.
+	 * @param task the task
+	 * @return a weight, one or more
+	 */
+	default long weight(GroupTask task) {
+		return Math.max(1, task.changelogRecords().orElse(1));
 	}
 
 }

@@ -69,7 +69,8 @@ class RackAwarePlacementIntegrationTests {
 			StreamsInstance a1 = inRack(launcher, "a1").memberRuntime().start();
 			StreamsInstance a2 = inRack(launcher, "a2").memberRuntime().start();
 			await("learner plan settled").atMost(Duration.ofMinutes(2))
-				.until(() -> settled(a1, a2, b1) && StreamsInstance.activeTasksOf(a1, a2, b1).size() == PARTITIONS
+				.until(() -> StreamsInstance.planSettled(a1, a2, b1)
+						&& StreamsInstance.activeTasksOf(a1, a2, b1).size() == PARTITIONS
 						&& a1.activeTasks().size() == 2 && a2.activeTasks().size() == 2);
 			for (TaskId task : StreamsInstance.activeTasksOf(a1, a2)) {
 				long restored = a1.restoredRecords().restoredInto(task) + a2.restoredRecords().restoredInto(task);
@@ -95,7 +96,7 @@ class RackAwarePlacementIntegrationTests {
 				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
 			await("the rack-a tasks back in rack a, through learners").atMost(Duration.ofMinutes(1))
-				.until(() -> settled(a1, b1) && cost(run, a1, b1) == 0);
+				.until(() -> StreamsInstance.planSettled(a1, b1) && cost(run, a1, b1) == 0);
 			for (TaskId task : a1.activeTasks()) {
 				assertThat(a1.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
 					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
@@ -124,21 +125,6 @@ class RackAwarePlacementIntegrationTests {
 		broker.createTopics(PARTITIONS, Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
 				applicationId + "-counts-changelog");
 		return application;
-	}
-
-	private static boolean settled(StreamsInstance... instances) {
-		for (StreamsInstance instance : instances) {
-			boolean quiet = instance.plan()
-				.map((plan) -> plan.learning().isEmpty() && plan.beingLearned().isEmpty()
-						&& Set.copyOf(plan.active()).equals(instance.activeTasks().stream()
-							.map(TaskId::toString)
-							.collect(Collectors.toSet())))
-				.orElse(false);
-			if (!quiet) {
-				return false;
-			}
-		}
-		return StreamsInstance.allRunning(instances);
 	}
 
 	/**

@@ -20,6 +20,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
+import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.planner.Plan;
@@ -28,6 +29,7 @@ import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
@@ -89,6 +91,9 @@ public final class RoundSimulator {
 	private boolean unknownOffsetsNextRound;
 
 	private List<String> partitionRacks = List.of();
+
+	/** Why the changelog sizes cannot be read, if they cannot. */
+	private String changelogSizesProblem;
 
 	/**
 	 * Use these Kafka assignment settings.
@@ -213,6 +218,30 @@ public final class RoundSimulator {
 			this.stateful.put(task, true);
 			this.endOffsets.put(task, records);
 		}
+		return this;
+	}
+
+	/**
+	 * Give a stateful task's changelog another size, before members run or hold it.
+	 * @param task the task
+	 * @param records changelog records
+	 * @return this simulator
+	 */
+	public RoundSimulator changelogRecords(TaskId task, long records) {
+		if (!isStateful(task)) {
+			throw new IllegalArgumentException(task + " is not a stateful task of the simulator");
+		}
+		this.endOffsets.put(task, records);
+		return this;
+	}
+
+	/**
+	 * Make the leader's reads of changelog sizes fail, as a broker that does not answer in time would.
+	 * @param problem the failure's message, or null to let reads succeed again
+	 * @return this simulator
+	 */
+	public RoundSimulator changelogSizesFail(String problem) {
+		this.changelogSizesProblem = problem;
 		return this;
 	}
 
@@ -475,11 +504,21 @@ public final class RoundSimulator {
 		assignorConfig.put(ControlView.CONFIG, this.controlView);
 		assignorConfig.put(AssignorStatus.CONFIG, this.status);
 		assignorConfig.put(LearnerTaskAssignor.CLOCK_CONFIG, this.clock);
+		assignorConfig.put(ChangelogSizes.CONFIG, (ChangelogSizes) this::changelogSizes);
 		assignorConfig.putAll(this.config);
 		assignorConfig.put(PlanListener.CONFIG, planListener);
 		LearnerTaskAssignor assignor = new LearnerTaskAssignor();
 		assignor.configure(assignorConfig);
 		return assignor;
+	}
+
+	private Map<TopicPartition, Long> changelogSizes(Set<TopicPartition> partitions) {
+		if (this.changelogSizesProblem != null) {
+			throw new IllegalStateException(this.changelogSizesProblem);
+		}
+		Map<TopicPartition, Long> records = new HashMap<>();
+		partitions.forEach((partition) -> records.put(partition, endOffset(new TaskId(0, partition.partition()))));
+		return records;
 	}
 
 	/**

@@ -107,6 +107,27 @@ public final class StreamsInstance implements AutoCloseable {
 	}
 
 	/**
+	 * Whether the learner plan has settled on every instance: no learners, nothing being learned, each running what
+	 * its last plan says, and all {@code RUNNING}.
+	 * @param instances the instances
+	 * @return true when it has
+	 */
+	public static boolean planSettled(StreamsInstance... instances) {
+		for (StreamsInstance instance : instances) {
+			boolean quiet = instance.plan()
+				.map((plan) -> plan.learning().isEmpty() && plan.beingLearned().isEmpty()
+						&& Set.copyOf(plan.active()).equals(instance.activeTasks().stream()
+							.map(TaskId::toString)
+							.collect(Collectors.toSet())))
+				.orElse(false);
+			if (!quiet) {
+				return false;
+			}
+		}
+		return allRunning(instances);
+	}
+
+	/**
 	 * The union of the instances' active tasks.
 	 * @param instances the instances
 	 * @return every task active on one of them
