@@ -184,7 +184,9 @@ public final class LearnerPlanner {
 			for (GroupTask task : group.tasks().values()) {
 				this.weights.put(task.id(), weightOf(task));
 			}
-			ToLongFunction<TaskId> weight = (task) -> this.weights.getOrDefault(task, 1L);
+			// one per task is the default and the common case: no lookup then, the planner runs for every rebalance
+			ToLongFunction<TaskId> weight = this.weights.values().stream().allMatch((w) -> w == 1) ? (task) -> 1
+					: (task) -> this.weights.getOrDefault(task, 1L);
 			this.statefulLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor(), weight);
 			this.statelessLoads = new Loads(this.mayTakeWork, this.settings.balancingFactor(), weight);
 			for (GroupTask task : group.tasks().values()) {
