@@ -1,0 +1,199 @@
+package io.github.incrementalrebalance.planner;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
+
+/**
+ * The balance step, per bucket (stateful or stateless tasks): take tasks from the most loaded member until the bucket
+ * is within the balancing factor. A stateful task moves now only to a caught-up member; otherwise it stays being
+ * learned while a learner warms up, at most {@code max.warmup.replicas} of them at a time. Tasks with a warming learner
+ * are taken first, so the same pick is made round after round, by any leader. Rules 3 and 5 of {@link HandBackRules}
+ * are applied here.
+ */
+final class Balancing {
+
+	private final RoundState round;
+
+	Balancing(RoundState round) {
+		this.round = round;
+	}
+
+	void apply(boolean stateful) {
+		Loads loads = this.round.loads(stateful);
+		List<BalanceMove> chosen = new ArrayList<>();
+		Set<ProcessId> givers = new HashSet<>();
+		Set<ProcessId> takers = this.round.rules.membersThatTookWork();
+		while (!loads.withinTolerance()) {
+			Optional<BalanceMove> pick = warmestMove(stateful, loads, givers, takers)
+				.or(() -> loads.byLoadDescending().stream()
+					.filter((from) -> !takers.contains(from))
+					.flatMap((from) -> movableTasks(from, stateful, loads, givers).stream()
+						.map((task) -> target(task, from, loads, givers).map((to) -> new BalanceMove(task, from, to)))
+						.flatMap(Optional::stream))
+					.findFirst());
+			if (pick.isEmpty()) {
+				this.round.balanceDeferred |= loads.byLoadDescending().stream()
+					.filter(this.round.rules::tookOrphans)
+					.anyMatch((from) -> movableTasks(from, stateful, loads, givers).stream()
+						.anyMatch((task) -> target(task, from, loads, givers).isPresent()));
+				break;
+			}
+			BalanceMove move = pick.get();
+			givers.add(move.from());
+			takers.add(move.to());
+			this.round.rules.balanced(move.from(), move.to());
+			loads.move(move.task(), move.from(), move.to());
+			this.round.rules.decide(move.task());
+			chosen.add(move);
+		}
+		keepOnlyMovesNeverHandedBack(chosen, loads);
+		for (BalanceMove move : chosen) {
+			TaskId task = move.task();
+			if (!stateful || this.round.caughtUp(move.to(), task)) {
+				this.round.moveNow(task, Optional.of(move.from()), move.to(),
+						stateful ? "balance, learner ready" : "balance");
+			}
+			else {
+				this.round.learnOrWait(task, move.from(), move.to());
+			}
+		}
+	}
+
+	/**
+	 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, even if the next
+	 * round lands the leaving members' tasks differently: their learners are caught up on several members and the
+	 * least loaded of those gets each, so count every such task on the taker and none on the giver.
+	 */
+	private boolean staysLighter(BalanceMove move, Loads loads) {
+		long mayLandOnTaker = 0;
+		long mayLeaveGiver = 0;
+		for (Map.Entry<TaskId, ProcessId> drained : this.round.learnerAt.entrySet()) {
+			TaskId task = drained.getKey();
+			ProcessId owner = this.round.active.get(task);
+			if (owner == null || !this.round.leaving.containsKey(owner) || !this.round.isStateful(move.task())) {
+				continue;
+			}
+			boolean takerCaughtUp = this.round.caughtUp(move.to(), task);
+			if (takerCaughtUp && !drained.getValue().equals(move.to())) {
+				mayLandOnTaker += loads.weight(task);
+			}
+			if (drained.getValue().equals(move.from()) && this.round.mayTakeWork.stream()
+				.anyMatch((m) -> !m.processId().equals(move.from()) && this.round.caughtUp(m.processId(), task))) {
+				mayLeaveGiver += loads.weight(task);
+			}
+		}
+		return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), move.task(), mayLeaveGiver);
+	}
+
+	/**
+	 * Rule 5 of {@link HandBackRules}: keep only moves whose new owner will still be strictly lighter in the next
+	 * round, with every move of this round done ({@code load(to) < load(from) + the task}); undo the latest moves
+	 * until that holds. The next round takes up what is undone.
+	 */
+	private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads) {
+		while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !staysLighter(move, loads))) {
+			BalanceMove undone = chosen.remove(chosen.size() - 1);
+			loads.move(undone.task(), undone.to(), undone.from());
+			this.round.rules.undecide(undone.task());
+		}
+	}
+
+	/**
+	 * The move of an above-average member's task onto a lighter member that already holds state of it, the most
+	 * caught-up first: a learner placed in an earlier round is picked again, whichever member happens to be the most
+	 * loaded now.
+	 */
+	private Optional<BalanceMove> warmestMove(boolean stateful, Loads loads, Set<ProcessId> givers,
+			Set<ProcessId> takers) {
+		if (!stateful) {
+			return Optional.empty();
+		}
+		double mean = loads.meanLoad();
+		Comparator<BalanceMove> warmestFirst = Comparator
+			.comparingLong((BalanceMove move) -> this.round.members.get(move.to()).lag(move.task()))
+			.thenComparing(Comparator.comparingDouble((BalanceMove move) -> loads.load(move.from())).reversed())
+			.thenComparing(BalanceMove::task);
+		return this.round.active.entrySet().stream()
+			.filter((entry) -> this.round.isStateful(entry.getKey()) && this.round.mayTakeWork(entry.getValue())
+					&& !takers.contains(entry.getValue()) && loads.load(entry.getValue()) > mean)
+			.filter((entry) -> entry.getValue().equals(this.round.runningOwner.get(entry.getKey()))
+					&& !this.round.rules.isDecided(entry.getKey()))
+			.filter((entry) -> this.round.mayTakeWork.stream()
+				.anyMatch((member) -> member.holds(entry.getKey()) && !givers.contains(member.processId())
+						&& !member.processId().equals(entry.getValue())
+						&& loads.improves(entry.getValue(), member.processId(), entry.getKey())))
+			.map((entry) -> target(entry.getKey(), entry.getValue(), loads, givers)
+				.map((to) -> new BalanceMove(entry.getKey(), entry.getValue(), to)))
+			.flatMap(Optional::stream)
+			.filter((move) -> this.round.members.get(move.to()).holds(move.task()))
+			.filter((move) -> !this.round.policyApplies
+					|| this.round.costAt(move.task(), move.to()) <= this.round.costAt(move.task(), move.from()))
+			.min(warmestFirst);
+	}
+
+	/**
+	 * The tasks balancing may take from a member, those that cost no more at a lighter member first (when the policy
+	 * has costs): a balance move that costs more would be undone by cost in the round after it, when the task is
+	 * caught up at both ends. Then those a lighter member holds warmest.
+	 */
+	private List<TaskId> movableTasks(ProcessId from, boolean stateful, Loads loads, Set<ProcessId> givers) {
+		Comparator<TaskId> cheapestFirst = this.round.policyApplies
+				? Comparator.comparingLong((TaskId task) -> cheapestDelta(task, from, loads, givers))
+				: Comparator.comparingLong((TaskId task) -> 0);
+		return this.round.active.entrySet().stream()
+			.filter((entry) -> entry.getValue().equals(from) && this.round.isStateful(entry.getKey()) == stateful)
+			.map(Map.Entry::getKey)
+			.filter((task) -> from.equals(this.round.runningOwner.get(task)) && !this.round.rules.isDecided(task))
+			.sorted(cheapestFirst.thenComparingLong((TaskId task) -> bestHolderLag(task, from))
+				.thenComparing(Comparator.naturalOrder()))
+			.toList();
+	}
+
+	private long cheapestDelta(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
+		long here = this.round.costAt(task, from);
+		return this.round.mayTakeWork.stream()
+			.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
+					&& loads.improves(from, member.processId(), task)
+					&& this.round.mayRun(this.round.group.tasks().get(task), member.processId()))
+			.mapToLong((member) -> this.round.costAt(task, member.processId()) - here)
+			.min()
+			.orElse(Long.MAX_VALUE);
+	}
+
+	private long bestHolderLag(TaskId task, ProcessId owner) {
+		if (!this.round.isStateful(task)) {
+			return Long.MAX_VALUE;
+		}
+		return this.round.mayTakeWork.stream()
+			.filter((member) -> !member.processId().equals(owner) && member.holds(task))
+			.mapToLong((member) -> member.lag(task))
+			.filter((lag) -> lag >= 0)
+			.min()
+			.orElse(Long.MAX_VALUE);
+	}
+
+	/**
+	 * A lighter member that gives no task away this round (rule 3 of {@link HandBackRules}).
+	 */
+	private Optional<ProcessId> target(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
+		GroupTask groupTask = this.round.policyApplies ? this.round.group.tasks().get(task) : null;
+		List<GroupMember> lighter = this.round.mayTakeWork.stream()
+			.filter((member) -> !member.processId().equals(from) && !givers.contains(member.processId())
+					&& loads.improves(from, member.processId(), task)
+					&& (groupTask == null || this.round.policy.mayRun(groupTask, member)))
+			.toList();
+		return lighter.isEmpty() ? Optional.empty() : Optional.of(this.round.target(task, from, lighter));
+	}
+
+	private record BalanceMove(TaskId task, ProcessId from, ProcessId to) {
+	}
+
+}
