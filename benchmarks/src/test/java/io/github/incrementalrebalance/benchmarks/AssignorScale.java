@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.testkit.RoundSimulator;
@@ -30,6 +31,8 @@ final class AssignorScale {
 
 	private static final Duration BUDGET = Duration.ofSeconds(20);
 
+	private static final List<String> RACKS = List.of("a", "b", "c");
+
 	private AssignorScale() {
 	}
 
@@ -40,11 +43,14 @@ final class AssignorScale {
 		List<Result> results = new ArrayList<>();
 		results.add(time(size, "learner", state, () -> group.assignor((plan, error) -> {
 		})));
-		results.add(time(size, "kafka-sticky", state, () -> {
-			StickyTaskAssignor assignor = new StickyTaskAssignor();
-			assignor.configure(Map.of());
-			return assignor;
-		}));
+		if (size.racks() == 0) {
+			// with racks Kafka's optimizer takes minutes a run at these sizes (RackCostBenchmark compares the costs)
+			results.add(time(size, "kafka-sticky", state, () -> {
+				StickyTaskAssignor assignor = new StickyTaskAssignor();
+				assignor.configure(Map.of());
+				return assignor;
+			}));
+		}
 		return results;
 	}
 
@@ -59,6 +65,15 @@ final class AssignorScale {
 		for (int member = 0; member < size.members(); member++) {
 			group.running("m" + member, size.threads(),
 					share.getOrDefault(member, List.of()).toArray(TaskId[]::new));
+		}
+		if (size.racks() > 0) {
+			// members in racks at random: the tasks run where a rack-blind assignment put them, far from the cheapest
+			String[] racks = RACKS.subList(0, size.racks()).toArray(String[]::new);
+			group.rackAware("min_traffic", racks);
+			Random random = new Random(size.members());
+			for (int member = 0; member < size.members(); member++) {
+				group.rack("m" + member, racks[random.nextInt(racks.length)]);
+			}
 		}
 		return group;
 	}
@@ -113,13 +128,20 @@ final class AssignorScale {
 	 * @param members instances
 	 * @param threads stream threads per instance
 	 * @param standbys {@code num.standby.replicas}
+	 * @param racks racks of the members and partitions under {@code rack.aware.assignment.strategy=min_traffic}; 0:
+	 * none
 	 */
-	record Size(int tasks, int members, int threads, int standbys) {
+	record Size(int tasks, int members, int threads, int standbys, int racks) {
+
+		Size(int tasks, int members, int threads, int standbys) {
+			this(tasks, members, threads, standbys, 0);
+		}
 
 		@Override
 		public String toString() {
-			return String.format("%,d tasks x %,d instances x %d threads, %d standbys", this.tasks, this.members,
+			String size = String.format("%,d tasks x %,d instances x %d threads, %d standbys", this.tasks, this.members,
 					this.threads, this.standbys);
+			return (this.racks == 0) ? size : size + ", " + this.racks + " racks, placed rack-blind";
 		}
 
 	}

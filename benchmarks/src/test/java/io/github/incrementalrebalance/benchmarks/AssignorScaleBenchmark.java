@@ -23,7 +23,9 @@ class AssignorScaleBenchmark {
 				new AssignorScale.Size(2_000, 2, 1, 1), new AssignorScale.Size(1_000, 1_000, 1, 1),
 				new AssignorScale.Size(1_000, 1_000, 1, 0),
 				new AssignorScale.Size(1_000, 100, 1, 50), new AssignorScale.Size(1_000, 100, 1, 20),
-				new AssignorScale.Size(1_000, 10, 1_000, 1), new AssignorScale.Size(10_000, 1_000, 1, 1))) {
+				new AssignorScale.Size(1_000, 10, 1_000, 1), new AssignorScale.Size(10_000, 1_000, 1, 1),
+				new AssignorScale.Size(1_000, 100, 1, 1, 3), new AssignorScale.Size(3_000, 100, 1, 1, 3),
+				new AssignorScale.Size(1_000, 300, 1, 1, 3))) {
 			List<AssignorScale.Result> results = AssignorScale.run(size);
 			results.forEach((result) -> table.append('\n').append(result.row()));
 			assertThat(results).allSatisfy((result) -> assertThat(result.error()).isEqualTo(AssignmentError.NONE));

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.planner;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -135,69 +136,141 @@ final class CostOptimizer {
 	}
 
 	/**
-	 * Bellman-Ford from a virtual source at distance zero to every node, on weights ordered by cost, then by evenness;
-	 * the spare node is index {@code members}.
+	 * Bellman-Ford with a queue from a virtual source at distance zero to every node, on weights ordered by cost, then
+	 * by evenness; the spare node is index {@code members}. Only nodes whose distance fell are scanned again, and every
+	 * {@code nodes} relaxations the predecessor graph is searched for a cycle (any cycle there is negative), so a
+	 * cycle is found without the {@code nodes} full passes plain Bellman-Ford always makes when one exists.
 	 * @return the nodes of a negative cycle in the order tasks move along it, or none
 	 */
 	private int[] negativeCycle() {
 		int nodes = this.members + 1;
+		Relaxation relaxation = new Relaxation(nodes);
+		while (!relaxation.queue.isEmpty() && !relaxation.exhausted()) {
+			int from = relaxation.queue.poll();
+			relaxation.queued[from] = false;
+			if (from == this.members) {
+				relaxFromSpare(relaxation);
+			}
+			else {
+				relaxFromMember(from, relaxation);
+			}
+			if (relaxation.cycle.length > 0) {
+				return relaxation.cycle;
+			}
+		}
+		return relaxation.cycle;
+	}
+
+	private void relaxFromMember(int from, Relaxation relaxation) {
+		for (int to = 0; to < this.members && relaxation.cycle.length == 0; to++) {
+			long edge = this.weight[from][to];
+			if (edge != NO_EDGE) {
+				relaxation.relax(from, to, relaxation.distance[from] + edge, relaxation.unevenness[from]);
+			}
+		}
+		if (this.count[from] < this.high[from] && relaxation.cycle.length == 0) {
+			double gain = (2.0 * this.count[from] + 1) / this.capacity[from];
+			relaxation.relax(from, this.members, relaxation.distance[from], relaxation.unevenness[from] + gain);
+		}
+	}
+
+	private void relaxFromSpare(Relaxation relaxation) {
 		int spare = this.members;
-		long[] distance = new long[nodes];
-		double[] unevenness = new double[nodes];
-		int[] previous = new int[nodes];
-		Arrays.fill(previous, -1);
-		int updated = -1;
-		for (int round = 0; round < nodes; round++) {
-			updated = -1;
-			for (int from = 0; from < this.members; from++) {
-				for (int to = 0; to < this.members; to++) {
-					long edge = this.weight[from][to];
-					if (edge != NO_EDGE && shorter(distance[from] + edge, unevenness[from], distance[to], unevenness[to])) {
-						distance[to] = distance[from] + edge;
-						unevenness[to] = unevenness[from];
-						previous[to] = from;
-						updated = to;
-					}
-				}
-				if (this.count[from] < this.high[from]) {
-					double gain = (2.0 * this.count[from] + 1) / this.capacity[from];
-					if (shorter(distance[from], unevenness[from] + gain, distance[spare], unevenness[spare])) {
-						distance[spare] = distance[from];
-						unevenness[spare] = unevenness[from] + gain;
-						previous[spare] = from;
-						updated = spare;
-					}
-				}
-				if (this.count[from] > this.low[from]) {
-					double loss = (2.0 * this.count[from] - 1) / this.capacity[from];
-					if (shorter(distance[spare], unevenness[spare] - loss, distance[from], unevenness[from])) {
-						distance[from] = distance[spare];
-						unevenness[from] = unevenness[spare] - loss;
-						previous[from] = spare;
-						updated = from;
-					}
-				}
-			}
-			if (updated == -1) {
-				return new int[0];
+		for (int to = 0; to < this.members && relaxation.cycle.length == 0; to++) {
+			if (this.count[to] > this.low[to]) {
+				double loss = (2.0 * this.count[to] - 1) / this.capacity[to];
+				relaxation.relax(spare, to, relaxation.distance[spare], relaxation.unevenness[spare] - loss);
 			}
 		}
-		int node = updated;
-		for (int i = 0; i < nodes; i++) {
-			node = previous[node];
+	}
+
+	/**
+	 * The state of one search for a negative cycle.
+	 */
+	private static final class Relaxation {
+
+		private final long[] distance;
+
+		private final double[] unevenness;
+
+		private final int[] previous;
+
+		private final ArrayDeque<Integer> queue = new ArrayDeque<>();
+
+		private final boolean[] queued;
+
+		private long relaxations;
+
+		private int[] cycle = new int[0];
+
+		/** As many relaxations as plain Bellman-Ford makes at most: past them, give up rather than loop. */
+		private final long bound;
+
+		Relaxation(int nodes) {
+			this.bound = (long) nodes * nodes * nodes + nodes;
+			this.distance = new long[nodes];
+			this.unevenness = new double[nodes];
+			this.previous = new int[nodes];
+			this.queued = new boolean[nodes];
+			Arrays.fill(this.previous, -1);
+			for (int node = 0; node < nodes; node++) {
+				this.queue.add(node);
+				this.queued[node] = true;
+			}
 		}
-		List<Integer> backwards = new ArrayList<>();
-		int at = node;
-		do {
-			backwards.add(at);
-			at = previous[at];
+
+		boolean exhausted() {
+			return this.relaxations > this.bound;
 		}
-		while (at != node);
-		int[] cycle = new int[backwards.size()];
-		for (int i = 0; i < cycle.length; i++) {
-			cycle[i] = backwards.get(cycle.length - 1 - i);
+
+		void relax(int from, int to, long distance, double unevenness) {
+			if (!shorter(distance, unevenness, this.distance[to], this.unevenness[to])) {
+				return;
+			}
+			this.distance[to] = distance;
+			this.unevenness[to] = unevenness;
+			this.previous[to] = from;
+			if (++this.relaxations % this.previous.length == 0 || exhausted()) {
+				this.cycle = cycleAmongPrevious();
+			}
+			if (!this.queued[to]) {
+				this.queued[to] = true;
+				this.queue.add(to);
+			}
 		}
-		return cycle;
+
+		private int[] cycleAmongPrevious() {
+			int nodes = this.previous.length;
+			int[] walkedFrom = new int[nodes];
+			Arrays.fill(walkedFrom, -1);
+			for (int start = 0; start < nodes; start++) {
+				int at = start;
+				while (at != -1 && walkedFrom[at] == -1) {
+					walkedFrom[at] = start;
+					at = this.previous[at];
+				}
+				if (at != -1 && walkedFrom[at] == start) {
+					return cycleThrough(at);
+				}
+			}
+			return new int[0];
+		}
+
+		private int[] cycleThrough(int node) {
+			List<Integer> backwards = new ArrayList<>();
+			int at = node;
+			do {
+				backwards.add(at);
+				at = this.previous[at];
+			}
+			while (at != node);
+			int[] cycle = new int[backwards.size()];
+			for (int i = 0; i < cycle.length; i++) {
+				cycle[i] = backwards.get(cycle.length - 1 - i);
+			}
+			return cycle;
+		}
+
 	}
 
 	private static boolean shorter(long cost, double unevenness, long than, double thanUnevenness) {
