@@ -15,6 +15,7 @@ import javax.management.ObjectName;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.member.MemberIdentity;
@@ -332,6 +333,38 @@ class IncrementalRebalanceAutoConfigurationTests {
 
 				group.learnerSetting(ControlView.CONFIG, new InMemoryControlView()).rebalance();
 				assertThat(context.getBean(RebalanceHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
+			});
+	}
+
+	@Test
+	void healthAndMetersSayWhenTasksWeighedOneBecauseTheChangelogSizesWereUnreadable() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class,
+					RebalanceMetricsAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+				context.getBean(RebalanceMetrics.class).bindTo(registry);
+				RoundSimulator group = new RoundSimulator().statefulTasks(2, 100)
+					.running("a", 1, new TaskId(0, 0))
+					.running("b", 1, new TaskId(0, 1))
+					.learnerSetting(LearnerConfig.TASK_WEIGHT_CONFIG, "state-size")
+					.learnerSetting(AssignorStatus.CONFIG, runtime.assignorStatus())
+					.changelogSizesFail("listOffsets timed out");
+				group.rebalance();
+
+				Health health = context.getBean(RebalanceHealthIndicator.class).health(true);
+				assertThat(health.getStatus()).as("tasks still move through learners").isEqualTo(Status.UP);
+				assertThat(health.getDetails().get("app").toString())
+					.contains("taskWeight=count, not state-size: listOffsets timed out");
+				assertThat(registry.find("kafka.streams.rebalance.assignor.weighed.by.count").functionCounter().count())
+					.isOne();
+
+				group.changelogSizesFail(null).rebalance();
+				assertThat(context.getBean(RebalanceHealthIndicator.class).health(true).getDetails().get("app").toString())
+					.doesNotContain("taskWeight");
 			});
 	}
 
