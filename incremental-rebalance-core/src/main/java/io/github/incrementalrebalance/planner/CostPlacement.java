@@ -27,10 +27,10 @@ final class CostPlacement {
 	 * move counting {@code moveCost}), each member ending with a task count between its balanced share and what it
 	 * carries now, so the bucket stays as balanced as balancing left it. Only tasks nothing else decided this round
 	 * move: orphans, which may go to any caught-up member (any member when none is), and tasks running on a member
-	 * that took no work this round (what it gave would come back as an orphan next round, judged against loads
-	 * without what it took, as in balancing). A move is made as every other: a stateful task moves now only to a caught-up member, else a learner warms
-	 * up there first (within {@code max.warmup.replicas}), and the moves it makes room for wait with it unless the
-	 * bucket stays within the balancing factor without it.
+	 * that took no work this round (rules 2 and 4 of {@link HandBackRules}). A move is made as every other: a
+	 * stateful task moves now only to a caught-up member, else a learner warms up there first (within
+	 * {@code max.warmup.replicas}), and the moves it makes room for wait with it unless the bucket stays within the
+	 * balancing factor without it.
 	 */
 	void apply(boolean stateful) {
 		if (this.round.noOtherMember || !this.round.policyApplies) {
@@ -38,8 +38,9 @@ final class CostPlacement {
 		}
 		Loads loads = this.round.loads(stateful);
 		List<TaskId> movable = this.round.active.entrySet().stream()
-			.filter((entry) -> this.round.isStateful(entry.getKey()) == stateful && this.round.mayTakeWork(entry.getValue())
-					&& !this.round.learnerAt.containsKey(entry.getKey()) && !this.round.rules.isDecided(entry.getKey())
+			.filter((entry) -> this.round.isStateful(entry.getKey()) == stateful
+					&& this.round.mayTakeWork(entry.getValue()) && !this.round.learnerAt.containsKey(entry.getKey())
+					&& !this.round.rules.isDecided(entry.getKey())
 					&& (this.round.orphans.contains(entry.getKey())
 							|| (entry.getValue().equals(this.round.runningOwner.get(entry.getKey()))
 									&& this.round.rules.mayGiveByCost(entry.getValue()))))

@@ -1,16 +1,17 @@
 package io.github.incrementalrebalance.planner;
 
 /**
- * Where a task may run, what running it there costs and how much load it is: the planner's pluggable part, named by class with
- * {@code incremental.rebalance.placement.policy.class} (Spring: {@code incremental-rebalance.placement-policy}). The
- * default, {@link RackAwarePlacementPolicy}, honours Kafka's {@code rack.aware.assignment.strategy}; extend it to keep
- * that and add rules of your own.
+ * Where a task may run, what running it there costs and how much load it is: the planner's pluggable part, named by
+ * class with {@code incremental.rebalance.placement.policy.class} (Spring:
+ * {@code incremental-rebalance.placement-policy}). The default, {@link RackAwarePlacementPolicy}, honours Kafka's
+ * {@code rack.aware.assignment.strategy}; extend it to keep that and add rules of your own.
  * <p>
  * The planner asks the policy about active tasks and learners (a learner is where its task will run) and keeps
- * standbys off members a task may not run on. Among the members a task may run on, it balances the load first and then
- * places every task where the sum of the costs is lowest, a move counting as {@code rack.aware.assignment.non_overlap_cost}
- * (as in Kafka's rack-aware assignment): a running task moves to a cheaper member only through a learner, like any
- * other move. A task no member may run on is placed anyway (every task must run somewhere), and the plan says so.
+ * standbys off members a task may not run on. Among the members a task may run on, it balances the load (the tasks'
+ * weight per thread) first and then places every task where the sum of the costs is lowest, a move counting as
+ * {@code rack.aware.assignment.non_overlap_cost} (as in Kafka's rack-aware assignment): a running task moves to a
+ * cheaper member only through a learner, like any other move. A task no member may run on is placed anyway (every task
+ * must run somewhere), and the plan says so.
  * <p>
  * Kafka makes a policy per rebalance, on the group leader, with a public no-argument constructor; one that implements
  * {@link org.apache.kafka.common.Configurable} gets the Kafka Streams config first, as Kafka's own pluggable classes
