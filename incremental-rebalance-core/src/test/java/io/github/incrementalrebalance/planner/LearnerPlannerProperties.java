@@ -59,8 +59,8 @@ class LearnerPlannerProperties {
 	}
 
 	/**
-	 * As above, with members and partitions in two or three racks under {@code rack.aware.assignment.strategy=min_traffic}
-	 * and balancing factors other than the default. Once settled, Kafka's own rack-aware optimization
+	 * As above, with members and partitions in two or three racks under {@code rack.aware.assignment.strategy=min_traffic},
+	 * the stateful tasks in two sub-topologies, and balancing factors other than the default. Once settled, Kafka's own rack-aware optimization
 	 * ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}) run on the result, keeping every member's count, finds
 	 * nothing cheaper: the planner's placement is optimal by Kafka's measure, traffic plus moves.
 	 */
@@ -393,7 +393,7 @@ class LearnerPlannerProperties {
 				.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
 						random.nextBoolean() ? "eager" : "conservative")
 				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, factor)
-				.statefulTasks(statefulCount, state)
+				.statefulTasks((racks == 0) ? statefulCount : statefulCount / 2, state)
 				.statelessTasks(taskCount - statefulCount)
 				.writes((weighted || random.nextBoolean()) ? 0 : 1_000);
 			if (weighted) {
@@ -409,6 +409,8 @@ class LearnerPlannerProperties {
 			Scenario scenario = new Scenario(sim, maxWarmup, factor, racks, weighted);
 			List<String> rackNames = List.of("a", "b", "c").subList(0, Math.max(racks, 1));
 			if (racks > 0) {
+				// two stateful sub-topologies, as most applications have
+				sim.statefulTasksOfSubtopology(2, statefulCount - statefulCount / 2, state);
 				sim.rackAware("min_traffic", rackNames.toArray(String[]::new));
 			}
 			List<String> names = new ArrayList<>();

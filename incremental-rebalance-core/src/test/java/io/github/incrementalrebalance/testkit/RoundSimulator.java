@@ -222,6 +222,26 @@ public final class RoundSimulator {
 	}
 
 	/**
+	 * Add stateful tasks of another sub-topology, {@code s_0 .. s_(count-1)}, with topics of their own: a bucket of
+	 * stateful tasks from several sub-topologies, as in most applications.
+	 * @param subtopology the sub-topology, 2 or more (0 holds {@link #statefulTasks}, 1 {@link #statelessTasks})
+	 * @param count how many
+	 * @param records changelog records of each
+	 * @return this simulator
+	 */
+	public RoundSimulator statefulTasksOfSubtopology(int subtopology, int count, long records) {
+		if (subtopology < 2) {
+			throw new IllegalArgumentException("sub-topologies 0 and 1 are statefulTasks' and statelessTasks'");
+		}
+		for (int partition = 0; partition < count; partition++) {
+			TaskId task = new TaskId(subtopology, partition);
+			this.stateful.put(task, true);
+			this.endOffsets.put(task, records);
+		}
+		return this;
+	}
+
+	/**
 	 * Give a stateful task's changelog another size, before members run or hold it.
 	 * @param task the task
 	 * @param records changelog records
@@ -512,12 +532,23 @@ public final class RoundSimulator {
 		return assignor;
 	}
 
+	/**
+	 * Sub-topologies 0 and 1 share the topics, as they always did here; others have their own.
+	 */
+	private static String topicOf(String topic, TaskId task) {
+		return (task.subtopology() < 2) ? topic : topic + "-" + task.subtopology();
+	}
+
 	private Map<TopicPartition, Long> changelogSizes(Set<TopicPartition> partitions) {
 		if (this.changelogSizesProblem != null) {
 			throw new IllegalStateException(this.changelogSizesProblem);
 		}
 		Map<TopicPartition, Long> records = new HashMap<>();
-		partitions.forEach((partition) -> records.put(partition, endOffset(new TaskId(0, partition.partition()))));
+		partitions.forEach((partition) -> {
+			String topic = partition.topic();
+			int subtopology = topic.equals(CHANGELOG) ? 0 : Integer.parseInt(topic.substring(CHANGELOG.length() + 1));
+			records.put(partition, endOffset(new TaskId(subtopology, partition.partition())));
+		});
 		return records;
 	}
 
@@ -548,7 +579,8 @@ public final class RoundSimulator {
 		}
 		Map<TaskId, TaskInfo> tasks = new HashMap<>();
 		this.stateful.forEach((task, changelogged) -> tasks.put(task,
-				SimulatedApplicationState.task(task, changelogged, INPUT, CHANGELOG, racksOf(task))));
+				SimulatedApplicationState.task(task, changelogged, topicOf(INPUT, task), topicOf(CHANGELOG, task),
+						racksOf(task))));
 		return new SimulatedApplicationState(this.assignmentConfigs, clients, tasks);
 	}
 
