@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.assignor;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +17,7 @@ import io.github.incrementalrebalance.planner.GroupTask;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;
@@ -49,9 +51,44 @@ final class GroupReader {
 		}
 		List<GroupTask> tasks = state.allTasks().values().stream()
 			.map((task) -> new GroupTask(task.id(), hasChangelog(task), racks ? partitionRacks(task) : List.of(),
-					Optional.ofNullable(changelogRecords.get(task.id())).map(OptionalLong::of).orElse(OptionalLong.empty())))
+					changelogRecords.containsKey(task.id()) ? OptionalLong.of(changelogRecords.get(task.id()))
+							: OptionalLong.empty()))
 			.toList();
 		return Group.of(members, tasks, leaveRequests, settings, now);
+	}
+
+	/**
+	 * The records in each stateful task's changelogs, read in one call for all of them.
+	 * @param state Kafka's view of the group this round
+	 * @param sizes the reader of changelog sizes
+	 * @return per task with changelogs, the sum of its changelog partitions' records
+	 * @throws IllegalStateException when the reader leaves a partition out
+	 */
+	static Map<TaskId, Long> changelogRecords(ApplicationState state, ChangelogSizes sizes) {
+		Map<TaskId, List<TopicPartition>> changelogs = new HashMap<>();
+		Set<TopicPartition> partitions = new HashSet<>();
+		for (TaskInfo task : state.allTasks().values()) {
+			for (TaskTopicPartition partition : task.topicPartitions()) {
+				if (partition.isChangelog()) {
+					changelogs.computeIfAbsent(task.id(), (id) -> new ArrayList<>()).add(partition.topicPartition());
+					partitions.add(partition.topicPartition());
+				}
+			}
+		}
+		Map<TopicPartition, Long> records = sizes.records(partitions);
+		Map<TaskId, Long> byTask = new HashMap<>();
+		changelogs.forEach((task, taskPartitions) -> {
+			long sum = 0;
+			for (TopicPartition partition : taskPartitions) {
+				Long size = records.get(partition);
+				if (size == null) {
+					throw new IllegalStateException("no size of changelog partition " + partition);
+				}
+				sum += size;
+			}
+			byTask.put(task, sum);
+		});
+		return byTask;
 	}
 
 	/**

@@ -5,11 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -23,7 +20,6 @@ import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
@@ -32,7 +28,6 @@ import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.Assi
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor;
-import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -156,33 +151,25 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	 * read: the round then weighs every task one, like Kafka, rather than failing the assignment.
 	 */
 	private Map<TaskId, Long> changelogRecords(ApplicationState state) {
-		Map<TaskId, Set<TopicPartition>> changelogs = new HashMap<>();
-		state.allTasks().values().forEach((task) -> task.topicPartitions().stream()
-			.filter(TaskTopicPartition::isChangelog)
-			.forEach((partition) -> changelogs.computeIfAbsent(task.id(), (id) -> new HashSet<>())
-				.add(partition.topicPartition())));
+		if (this.changelogSizes == null) {
+			return weighedByCount("no changelog size reader in the Kafka Streams config (configure Kafka Streams with "
+					+ "MemberRuntime.configure, as the Spring Boot starter does)");
+		}
 		try {
-			if (this.changelogSizes == null) {
-				throw new IllegalStateException("no changelog size reader in the Kafka Streams config (configure Kafka "
-						+ "Streams with MemberRuntime.configure, as the Spring Boot starter does)");
-			}
-			Set<TopicPartition> partitions = new HashSet<>();
-			changelogs.values().forEach(partitions::addAll);
-			Map<TopicPartition, Long> records = this.changelogSizes.records(partitions);
-			Map<TaskId, Long> sizes = new HashMap<>();
-			changelogs.forEach((task, taskPartitions) -> sizes.put(task, taskPartitions.stream()
-				.mapToLong((partition) -> Objects.requireNonNull(records.get(partition), () -> "no size of " + partition))
-				.sum()));
+			Map<TaskId, Long> sizes = GroupReader.changelogRecords(state, this.changelogSizes);
 			this.status.weighedByStateSize();
 			return sizes;
 		}
 		catch (RuntimeException ex) {
-			String reason = String.valueOf(ex.getMessage());
-			this.status.weighedByCount(reason);
-			logger.warn("{}=state-size is not applied this round: {} (every task weighs one)",
-					LearnerConfig.TASK_WEIGHT_CONFIG, reason);
-			return Map.of();
+			return weighedByCount(String.valueOf(ex.getMessage()));
 		}
+	}
+
+	private Map<TaskId, Long> weighedByCount(String reason) {
+		this.status.weighedByCount(reason);
+		logger.warn("{}=state-size is not applied this round: {} (every task weighs one)",
+				LearnerConfig.TASK_WEIGHT_CONFIG, reason);
+		return Map.of();
 	}
 
 	/**

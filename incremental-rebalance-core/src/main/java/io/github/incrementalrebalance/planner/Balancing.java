@@ -75,10 +75,12 @@ final class Balancing {
 	private boolean staysLighter(BalanceMove move, Loads loads) {
 		long mayLandOnTaker = 0;
 		long mayLeaveGiver = 0;
+		// leaving members' learners are all stateful: they land in the stateful bucket only
+		boolean drainsLandHere = this.round.isStateful(move.task());
 		for (Map.Entry<TaskId, ProcessId> drained : this.round.learnerAt.entrySet()) {
 			TaskId task = drained.getKey();
 			ProcessId owner = this.round.active.get(task);
-			if (owner == null || !this.round.leaving.containsKey(owner) || !this.round.isStateful(move.task())) {
+			if (!drainsLandHere || owner == null || !this.round.leaving.containsKey(owner)) {
 				continue;
 			}
 			boolean takerCaughtUp = this.round.caughtUp(move.to(), task);

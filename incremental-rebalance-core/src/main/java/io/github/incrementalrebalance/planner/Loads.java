@@ -101,7 +101,11 @@ final class Loads {
 	 * The load a member would have with a task more.
 	 */
 	double loadWith(ProcessId member, TaskId task) {
-		return (this.weights.get(member) + this.weight.applyAsLong(task)) / (double) this.capacity.get(member);
+		return loadWith(member, this.weight.applyAsLong(task));
+	}
+
+	private double loadWith(ProcessId member, long weight) {
+		return (this.weights.get(member) + weight) / (double) this.capacity.get(member);
 	}
 
 	/**
@@ -109,11 +113,11 @@ final class Loads {
 	 * the only moves that make the bucket more even, and never worth undoing.
 	 */
 	boolean improves(ProcessId from, ProcessId to, TaskId task) {
-		return loadWith(to, task) < load(from) - EPSILON;
+		return improves(from, to, this.weight.applyAsLong(task));
 	}
 
 	private boolean improves(ProcessId from, ProcessId to, long taskWeight) {
-		return (this.weights.get(to) + taskWeight) / (double) this.capacity.get(to) < load(from) - EPSILON;
+		return loadWith(to, taskWeight) < load(from) - EPSILON;
 	}
 
 	double minLoad() {

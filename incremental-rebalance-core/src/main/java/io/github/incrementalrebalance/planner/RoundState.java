@@ -309,7 +309,7 @@ final class RoundState {
 	}
 
 	Loads loads(TaskId task) {
-		return isStateful(task) ? this.statefulLoads : this.statelessLoads;
+		return loads(isStateful(task));
 	}
 
 	Loads loads(boolean stateful) {
