@@ -62,7 +62,7 @@ final class LearnerProgressTracker {
 	}
 
 	private LearnerProgress progress(TaskId task, Deque<Sample> window) {
-		Sample first = window.getFirst();
+		Sample first = restoreStart(window);
 		Sample last = window.getLast();
 		Duration span = Duration.between(first.at(), last.at());
 		double rate = (span.compareTo(SHORTEST_SPAN) >= 0)
@@ -71,6 +71,27 @@ final class LearnerProgressTracker {
 		Optional<Duration> eta = ready ? Optional.of(Duration.ZERO)
 				: (rate > 0) ? Optional.of(duration(last.lag() - this.readyLag, rate)) : Optional.empty();
 		return new LearnerProgress(task.toString(), last.lag(), rate, ready, eta);
+	}
+
+	/**
+	 * Where the rate is measured from: a learner queued behind another one of its member keeps its lag (or sees it
+	 * grow with the active task's writes) until its own restore starts, and that wait is already in the queued ETA; so
+	 * when the lag fell over the window, the rate counts from the last sample before it started falling. When it did
+	 * not fall, the whole window, so a restore slower than the writes shows as none.
+	 */
+	private static Sample restoreStart(Deque<Sample> window) {
+		Sample first = window.getFirst();
+		if (first.lag() <= window.getLast().lag()) {
+			return first;
+		}
+		Sample start = first;
+		for (Sample sample : window) {
+			if (sample.lag() < start.lag()) {
+				return start;
+			}
+			start = sample;
+		}
+		return start;
 	}
 
 	/**

@@ -65,6 +65,26 @@ class LearnerProgressTrackerTests {
 	}
 
 	@Test
+	void aLearnerThatWaitedForAnotherGetsTheRateSinceItsOwnRestoreStarted() {
+		sample(0, 20_000);
+		sample(3_000, 20_000);
+		sample(6_000, 20_400);
+		sample(7_000, 17_900);
+		LearnerProgress progress = sample(9_000, 12_900);
+		assertThat(progress.recordsPerSecond()).as("7 500 records in 3 s since 20 400; the wait is not a slow restore")
+			.isCloseTo(2_500, within(0.1));
+		assertThat(progress.eta()).as("(12 900 - 500) records at 2 500 a second").contains(Duration.ofMillis(4_960));
+	}
+
+	@Test
+	void aRestoreSlowerThanTheWritesHasNoRateAlthoughItsLagSometimesFalls() {
+		sample(0, 10_000);
+		sample(2_000, 12_000);
+		sample(3_000, 11_500);
+		assertThat(sample(4_000, 12_500).eta()).as("the lag grew over the window").isEmpty();
+	}
+
+	@Test
 	void aLearnerWithinHalfTheAcceptableLagIsReadyNow() {
 		sample(0, 10_000);
 		LearnerProgress progress = sample(1_000, 400);
