@@ -102,13 +102,15 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 				throw new IllegalStateException("the placement policy could not be made: " + this.policyError.getMessage(),
 						this.policyError);
 			}
-			PlannerSettings settings = settings(applicationState.assignmentConfigs());
 			this.controlView.unavailable().ifPresent((reason) -> {
 				throw new IllegalStateException(reason + ": a leave request could be missed");
 			});
-			Map<TaskId, Long> sizes = this.config.taskWeight() == TaskWeight.STATE_SIZE ? changelogRecords(applicationState) : Map.of();
-			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now,
-					racks(applicationState.assignmentConfigs(), applicationState), sizes);
+			boolean racks = racks(applicationState.assignmentConfigs(), applicationState);
+			PlannerSettings settings = settings(applicationState.assignmentConfigs(), racks);
+			Map<TaskId, Long> sizes = (this.config.taskWeight() == TaskWeight.STATE_SIZE)
+					? changelogRecords(applicationState) : Map.of();
+			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
+					sizes);
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());
@@ -139,11 +141,13 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		}
 	}
 
-	private PlannerSettings settings(AssignmentConfigs kafka) {
+	private PlannerSettings settings(AssignmentConfigs kafka, boolean racks) {
 		return new PlannerSettings(kafka.acceptableRecoveryLag(), kafka.maxWarmupReplicas(),
 				kafka.numStandbyReplicas(), this.config.balancingFactor(), this.config.learnerRebalance(),
 				this.config.learnerProbeInterval(),
-				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST));
+				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST),
+				racks && StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_BALANCE_SUBTOPOLOGY
+					.equals(kafka.rackAwareAssignmentStrategy()));
 	}
 
 	/**

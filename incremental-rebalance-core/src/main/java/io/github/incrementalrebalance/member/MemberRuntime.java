@@ -285,8 +285,7 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Rack-aware placement needs every member's {@code client.rack}; the planner places sub-topologies' tasks by cost
-	 * over the whole group, not per sub-topology.
+	 * Rack-aware placement needs every member's {@code client.rack}.
 	 */
 	private static void warnOfRackAwareStrategy(Properties properties) {
 		Object strategy = properties.get(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG);
@@ -300,10 +299,6 @@ public final class MemberRuntime implements AutoCloseable {
 		if (!rack) {
 			logger.warn("rack.aware.assignment.strategy={} needs client.rack on every member, and this one has none: "
 					+ "until every member has one, tasks are placed by warmth and load", strategy);
-		}
-		if (StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_BALANCE_SUBTOPOLOGY.equals(String.valueOf(strategy).trim())) {
-			logger.warn("rack.aware.assignment.strategy=balance_subtopology is applied as min_traffic by the learner "
-					+ "assignor: the cross-rack cost of all tasks is minimised, sub-topologies are not spread apart");
 		}
 	}
 

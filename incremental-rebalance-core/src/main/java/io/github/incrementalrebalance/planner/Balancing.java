@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
@@ -119,8 +120,11 @@ final class Balancing {
 			return Optional.empty();
 		}
 		double mean = loads.meanLoad();
+		// with balance_subtopology a move that keeps its target within its cap of the sub-topology first: another
+		// would be mended by placing by cost, through an exchange
 		Comparator<BalanceMove> warmestFirst = Comparator
-			.comparingLong((BalanceMove move) -> this.round.members.get(move.to()).lag(move.task()))
+			.comparing((BalanceMove move) -> this.round.overCapWith(move.task()).test(this.round.members.get(move.to())))
+			.thenComparingLong((BalanceMove move) -> this.round.members.get(move.to()).lag(move.task()))
 			.thenComparing(Comparator.comparingDouble((BalanceMove move) -> loads.load(move.from())).reversed())
 			.thenComparing(BalanceMove::task);
 		return this.round.active.entrySet().stream()
@@ -183,7 +187,8 @@ final class Balancing {
 	}
 
 	/**
-	 * A lighter member that gives no task away this round (rule 3 of {@link HandBackRules}).
+	 * A lighter member that gives no task away this round (rule 3 of {@link HandBackRules}); with
+	 * {@code balance_subtopology} one that stays within its cap of the task's sub-topology, if any does.
 	 */
 	private Optional<ProcessId> target(TaskId task, ProcessId from, Loads loads, Set<ProcessId> givers) {
 		GroupTask groupTask = this.round.policyApplies ? this.round.group.tasks().get(task) : null;
@@ -192,6 +197,11 @@ final class Balancing {
 					&& loads.improves(from, member.processId(), task)
 					&& (groupTask == null || this.round.policy.mayRun(groupTask, member)))
 			.toList();
+		Predicate<GroupMember> overCap = this.round.overCapWith(task);
+		List<GroupMember> withinCap = lighter.stream().filter(overCap.negate()).toList();
+		if (!withinCap.isEmpty()) {
+			lighter = withinCap;
+		}
 		return lighter.isEmpty() ? Optional.empty() : Optional.of(this.round.target(task, from, lighter));
 	}
 

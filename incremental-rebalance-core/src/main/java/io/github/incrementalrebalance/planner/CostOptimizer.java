@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntPredicate;
 
 /**
  * Places tasks where the sum of their costs is lowest while each member keeps a number of tasks within a range: a
@@ -15,6 +17,14 @@ import java.util.TreeSet;
  * from the current one by such cycles, so when none is negative the placement is optimal. Among placements of the
  * same cost the most even one wins: a path through the spare node also weighs the change of the sum of the members'
  * squared tasks per thread, compared only when the costs tie. Pure; indexes in, indexes out.
+ * <p>
+ * With a {@link Spread} (Kafka's {@code balance_subtopology}) each member has a node per group besides its own: moves
+ * run between the group nodes of one group, so a member that gains and loses a task of the same group in one cycle
+ * passes through its group node and its count of the group does not change; a member that gains a task of one group
+ * and gives one of another passes from the first group node through its own node to the second, and those two edges
+ * carry what the member's count of each group costs: {@link #OVER_CAP} for each task above the cap. Each edge prices
+ * one more (or one fewer) task of a group, and a cycle passes a node once, so the cycle's weight is the change of the
+ * total: the optimum places as few tasks above the caps as can be, then at the least cost, from any start.
  */
 final class CostOptimizer {
 
@@ -23,6 +33,12 @@ final class CostOptimizer {
 
 	/** What staying on a member it may not run on costs: more than any placement it may have. */
 	private static final long DISALLOWED_STAY = 1L << 40;
+
+	/**
+	 * What a task of a group above a member's cap costs: more than any cost saved elsewhere, less than a task on a
+	 * member it may not run on.
+	 */
+	private static final long OVER_CAP = 1L << 30;
 
 	private static final long NO_EDGE = Long.MAX_VALUE;
 
@@ -42,8 +58,18 @@ final class CostOptimizer {
 
 	private final Costs costs;
 
+	/** One without a spread. */
+	private final int groups;
+
+	private final Spread spread;
+
+	/** Per member and group, the tasks it holds, those that may not move included; null without a spread. */
+	private final int[][] groupCount;
+
+	/** Per member and group ({@code member * groups + group}), the tasks that may move. */
 	private final List<TreeSet<Integer>> tasksOf = new ArrayList<>();
 
+	/** Per member and group, the cheapest move of one of its tasks of the group to each member. */
 	private final long[][] weight;
 
 	private final int[][] best;
@@ -55,8 +81,9 @@ final class CostOptimizer {
 	 * @param high the most tasks each member may end with
 	 * @param capacity each member's threads
 	 * @param costs what a task costs on a member, {@link #NOT_ALLOWED} where it may not go
+	 * @param spread caps on the tasks of each group per member, or null for none
 	 */
-	CostOptimizer(int[] owner, int[] count, int[] low, int[] high, int[] capacity, Costs costs) {
+	CostOptimizer(int[] owner, int[] count, int[] low, int[] high, int[] capacity, Costs costs, Spread spread) {
 		this.members = count.length;
 		this.owner = owner.clone();
 		this.count = count.clone();
@@ -64,16 +91,20 @@ final class CostOptimizer {
 		this.high = high;
 		this.capacity = capacity;
 		this.costs = costs;
-		for (int member = 0; member < this.members; member++) {
+		this.spread = spread;
+		this.groups = (spread != null) ? spread.groups() : 1;
+		this.groupCount = (spread != null) ? Arrays.stream(spread.count()).map(int[]::clone).toArray(int[][]::new)
+				: null;
+		for (int row = 0; row < this.members * this.groups; row++) {
 			this.tasksOf.add(new TreeSet<>());
 		}
 		for (int task = 0; task < owner.length; task++) {
-			this.tasksOf.get(owner[task]).add(task);
+			this.tasksOf.get(row(owner[task], groupOf(task))).add(task);
 		}
-		this.weight = new long[this.members][this.members];
-		this.best = new int[this.members][this.members];
-		for (int member = 0; member < this.members; member++) {
-			computeEdges(member);
+		this.weight = new long[this.members * this.groups][this.members];
+		this.best = new int[this.members * this.groups][this.members];
+		for (int row = 0; row < this.members * this.groups; row++) {
+			computeEdges(row);
 		}
 	}
 
@@ -88,21 +119,28 @@ final class CostOptimizer {
 			if (cycle.length == 0) {
 				break;
 			}
-			List<Integer> changed = new ArrayList<>();
+			Set<Integer> changed = new TreeSet<>();
 			for (int i = 0; i < cycle.length; i++) {
 				int from = cycle[i];
 				int to = cycle[(i + 1) % cycle.length];
-				if (from == this.members || to == this.members) {
+				if (!isMoveNode(from) || !isMoveNode(to)) {
 					continue;
 				}
-				int task = this.best[from][to];
-				this.tasksOf.get(from).remove(task);
-				this.tasksOf.get(to).add(task);
-				this.owner[task] = to;
-				this.count[from]--;
-				this.count[to]++;
-				changed.add(from);
-				changed.add(to);
+				int fromRow = rowOf(from);
+				int toMember = memberOf(to);
+				int task = this.best[fromRow][toMember];
+				int group = groupOf(task);
+				this.tasksOf.get(fromRow).remove(task);
+				this.tasksOf.get(row(toMember, group)).add(task);
+				this.owner[task] = toMember;
+				this.count[memberOf(from)]--;
+				this.count[toMember]++;
+				if (this.groupCount != null) {
+					this.groupCount[memberOf(from)][group]--;
+					this.groupCount[toMember][group]++;
+				}
+				changed.add(fromRow);
+				changed.add(row(toMember, group));
 			}
 			changed.forEach(this::computeEdges);
 		}
@@ -114,9 +152,10 @@ final class CostOptimizer {
 		return (cost == NOT_ALLOWED) ? DISALLOWED_STAY : cost;
 	}
 
-	private void computeEdges(int from) {
-		Arrays.fill(this.weight[from], NO_EDGE);
-		for (int task : this.tasksOf.get(from)) {
+	private void computeEdges(int row) {
+		int from = row / this.groups;
+		Arrays.fill(this.weight[row], NO_EDGE);
+		for (int task : this.tasksOf.get(row)) {
 			long here = costHere(task, from);
 			for (int to = 0; to < this.members; to++) {
 				if (to == from) {
@@ -127,12 +166,37 @@ final class CostOptimizer {
 					continue;
 				}
 				long delta = there - here;
-				if (delta < this.weight[from][to]) {
-					this.weight[from][to] = delta;
-					this.best[from][to] = task;
+				if (delta < this.weight[row][to]) {
+					this.weight[row][to] = delta;
+					this.best[row][to] = task;
 				}
 			}
 		}
+	}
+
+	private int groupOf(int task) {
+		return (this.spread != null) ? this.spread.groupOf()[task] : 0;
+	}
+
+	private int row(int member, int group) {
+		return member * this.groups + group;
+	}
+
+	/** Without a spread the member nodes, {@code 0 .. members - 1}; with one the group nodes after the spare node. */
+	private boolean isMoveNode(int node) {
+		return (this.spread != null) ? node > this.members : node < this.members;
+	}
+
+	private int moveNode(int row) {
+		return (this.spread != null) ? this.members + 1 + row : row;
+	}
+
+	private int rowOf(int moveNode) {
+		return (this.spread != null) ? moveNode - this.members - 1 : moveNode;
+	}
+
+	private int memberOf(int node) {
+		return (node < this.members) ? node : rowOf(node) / this.groups;
 	}
 
 	/**
@@ -143,7 +207,7 @@ final class CostOptimizer {
 	 * @return the nodes of a negative cycle in the order tasks move along it, or none
 	 */
 	private int[] negativeCycle() {
-		int nodes = this.members + 1;
+		int nodes = this.members + 1 + ((this.spread != null) ? this.members * this.groups : 0);
 		Relaxation relaxation = new Relaxation(nodes);
 		while (!relaxation.queue.isEmpty() && !relaxation.exhausted()) {
 			int from = relaxation.queue.poll();
@@ -151,8 +215,11 @@ final class CostOptimizer {
 			if (from == this.members) {
 				relaxFromSpare(relaxation);
 			}
-			else {
+			else if (from < this.members) {
 				relaxFromMember(from, relaxation);
+			}
+			else {
+				relaxFromGroup(from, relaxation);
 			}
 			if (relaxation.cycle.length > 0) {
 				return relaxation.cycle;
@@ -162,15 +229,44 @@ final class CostOptimizer {
 	}
 
 	private void relaxFromMember(int from, Relaxation relaxation) {
-		for (int to = 0; to < this.members && relaxation.cycle.length == 0; to++) {
-			long edge = this.weight[from][to];
-			if (edge != NO_EDGE) {
-				relaxation.relax(from, to, relaxation.distance[from] + edge, relaxation.unevenness[from]);
+		if (this.spread == null) {
+			relaxMoves(from, relaxation);
+		}
+		else {
+			for (int group = 0; group < this.groups && relaxation.cycle.length == 0; group++) {
+				if (!this.tasksOf.get(row(from, group)).isEmpty()) {
+					long fewer = (this.groupCount[from][group] > this.spread.cap()[from][group]) ? -OVER_CAP : 0;
+					relaxation.relax(from, moveNode(row(from, group)), relaxation.distance[from] + fewer,
+							relaxation.unevenness[from]);
+				}
 			}
 		}
 		if (this.count[from] < this.high[from] && relaxation.cycle.length == 0) {
 			double gain = (2.0 * this.count[from] + 1) / this.capacity[from];
 			relaxation.relax(from, this.members, relaxation.distance[from], relaxation.unevenness[from] + gain);
+		}
+	}
+
+	private void relaxFromGroup(int from, Relaxation relaxation) {
+		relaxMoves(from, relaxation);
+		int row = rowOf(from);
+		int member = row / this.groups;
+		int group = row % this.groups;
+		if (relaxation.cycle.length == 0) {
+			long more = (this.groupCount[member][group] >= this.spread.cap()[member][group]) ? OVER_CAP : 0;
+			relaxation.relax(from, member, relaxation.distance[from] + more, relaxation.unevenness[from]);
+		}
+	}
+
+	private void relaxMoves(int from, Relaxation relaxation) {
+		int row = rowOf(from);
+		int group = row % this.groups;
+		for (int to = 0; to < this.members && relaxation.cycle.length == 0; to++) {
+			long edge = this.weight[row][to];
+			if (edge != NO_EDGE) {
+				relaxation.relax(from, moveNode(row(to, group)), relaxation.distance[from] + edge,
+						relaxation.unevenness[from]);
+			}
 		}
 	}
 
@@ -275,6 +371,71 @@ final class CostOptimizer {
 
 	private static boolean shorter(long cost, double unevenness, long than, double thanUnevenness) {
 		return cost < than || (cost == than && unevenness < thanUnevenness - EPSILON);
+	}
+
+	/**
+	 * Kafka's {@code balance_subtopology}: each task belongs to a group (its sub-topology), and no member should hold
+	 * more of a group's tasks than its cap: the optimizer places as few above the caps as it can, whatever the start.
+	 *
+	 * @param groupOf the group of each task that may move
+	 * @param count per member and group, the tasks it holds, those that may not move included
+	 * @param cap per member and group, the most tasks it should hold
+	 */
+	record Spread(int[] groupOf, int[][] count, int[][] cap) {
+
+		int groups() {
+			return (this.cap.length == 0) ? 0 : this.cap[0].length;
+		}
+
+		boolean aboveCap(int member, int task) {
+			int group = this.groupOf[task];
+			return this.count[member][group] > this.cap[member][group];
+		}
+
+		/**
+		 * The same groups and caps once the tasks go from {@code owner} to {@code placed}.
+		 */
+		Spread moved(int[] owner, int[] placed) {
+			int[][] after = Arrays.stream(this.count).map(int[]::clone).toArray(int[][]::new);
+			for (int task = 0; task < owner.length; task++) {
+				after[owner[task]][this.groupOf[task]]--;
+				after[placed[task]][this.groupOf[task]]++;
+			}
+			return new Spread(this.groupOf, after, this.cap);
+		}
+
+		/**
+		 * How many tasks the members hold above their caps once the tasks {@code moved} picks go from {@code owner}
+		 * to {@code placed}.
+		 */
+		int aboveCaps(int[] owner, int[] placed, IntPredicate moved) {
+			int[][] after = Arrays.stream(this.count).map(int[]::clone).toArray(int[][]::new);
+			for (int task = 0; task < owner.length; task++) {
+				if (placed[task] != owner[task] && moved.test(task)) {
+					after[owner[task]][this.groupOf[task]]--;
+					after[placed[task]][this.groupOf[task]]++;
+				}
+			}
+			int above = 0;
+			for (int member = 0; member < after.length; member++) {
+				for (int group = 0; group < after[member].length; group++) {
+					above += Math.max(0, after[member][group] - this.cap[member][group]);
+				}
+			}
+			return above;
+		}
+
+		boolean withinCaps() {
+			for (int member = 0; member < this.count.length; member++) {
+				for (int group = 0; group < this.count[member].length; group++) {
+					if (this.count[member][group] > this.cap[member][group]) {
+						return false;
+					}
+				}
+			}
+			return true;
+		}
+
 	}
 
 	/**

@@ -51,7 +51,8 @@ final class CostPlacement {
 			GroupTask groupTask = this.round.group.tasks().get(task);
 			return this.round.policy.mayRun(groupTask, owner) && this.round.policy.cost(groupTask, owner) == 0;
 		});
-		if (nothingToGain && loads.withinTolerance()) {
+		boolean spreadAsked = this.round.settings.balanceSubtopologies();
+		if (nothingToGain && loads.withinTolerance() && !spreadAsked) {
 			return;
 		}
 		List<GroupMember> candidates = this.round.mayTakeWork;
@@ -103,44 +104,86 @@ final class CostPlacement {
 			}
 			return cost + 2 * moveCost - (candidate.holds(tasks[task].id()) ? 1 : 0);
 		};
-		spreadPiledOrphans(tasks, owner, count, most, costs, candidates, loads);
-		// a warm orphan is the second round of a move: it moves again only where it is cheaper, never as another
-		// task's partner, which could hand it back to the member it just left
-		CostOptimizer.Costs costsOfMoves = (task, member) -> {
-			long cost = costs.cost(task, member);
-			if (warmOnly[task] && member != owner[task] && cost != CostOptimizer.NOT_ALLOWED
-					&& this.round.policy.cost(tasks[task], candidates.get(member)) >= this.round.policy.cost(tasks[task],
-							candidates.get(owner[task]))) {
-				return CostOptimizer.NOT_ALLOWED;
-			}
-			return cost;
-		};
+		// with balance_subtopology an orphan is not spread onto a member at its sub-topology's cap: after an exchange
+		// made for the spread, that would hand one of the pair back
+		CostOptimizer.Spread piling = spreadAsked ? spread(stateful, candidates, index, tasks, most) : null;
+		spreadPiledOrphans(tasks, owner, count, most, costs, candidates, loads, piling);
 		int[] low = new int[count.length];
 		int[] high = new int[count.length];
 		for (int i = 0; i < count.length; i++) {
 			low[i] = Math.min(count[i], fewest[i]);
 			high[i] = Math.max(count[i], most[i]);
 		}
+		CostOptimizer.Spread spread = spreadAsked ? spread(stateful, candidates, index, tasks, high) : null;
+		if (nothingToGain && loads.withinTolerance()
+				&& (spread == null || spread(stateful, candidates, index, tasks, count).withinCaps())) {
+			return;
+		}
+		// a warm orphan is the second round of a move: it moves again only where it is cheaper, never as another
+		// task's partner, which could hand it back to the member it just left; with balance_subtopology it may also
+		// leave a member it puts above its cap (where the orphan step put it by load), as placing by cost sees fit
+		CostOptimizer.Costs costsOfMoves = (task, member) -> {
+			long cost = costs.cost(task, member);
+			if (!warmOnly[task] || member == owner[task] || cost == CostOptimizer.NOT_ALLOWED) {
+				return cost;
+			}
+			if (spread != null && spread.aboveCap(owner[task], task)) {
+				return cost;
+			}
+			return (this.round.policy.cost(tasks[task], candidates.get(member)) < this.round.policy.cost(tasks[task],
+					candidates.get(owner[task]))) ? cost : CostOptimizer.NOT_ALLOWED;
+		};
 		int maxCycles = 4 * tasks.length + candidates.size();
-		int[] placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves).optimize(maxCycles);
+		int[] placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves, spread)
+			.optimize(maxCycles);
 		boolean balanced = loads.withinTolerance();
 		for (int tries = 0; tries < count.length && balanced; tries++) {
 			Loads after = after(loads, candidates, tasks, owner, placed, (task) -> true);
 			if (after.withinTolerance()) {
 				break;
 			}
-			// the cheapest placement within the shares leaves the bucket outside the factor: keep the counts of
-			// the members that end the most and the least loaded, and look again
+			// the cheapest placement within the shares leaves the bucket outside the factor: a member that ends the
+			// most loaded gains no task, one that ends the least loaded loses none, and look again (pinning both
+			// bounds would also keep the others from making up for them, as a swap does)
 			double max = candidates.stream().mapToDouble((member) -> after.load(member.processId())).max().orElse(0);
 			double min = candidates.stream().mapToDouble((member) -> after.load(member.processId())).min().orElse(0);
+			int[] ends = new int[count.length];
+			for (int task = 0; task < placed.length; task++) {
+				ends[placed[task]]++;
+				ends[owner[task]]--;
+			}
+			boolean pinned = false;
 			for (int i = 0; i < count.length; i++) {
 				double load = after.load(candidates.get(i).processId());
-				if (load >= max - 1e-9 || load <= min + 1e-9) {
-					low[i] = count[i];
+				if (load >= max - 1e-9 && ends[i] > 0) {
 					high[i] = count[i];
+					pinned = true;
+				}
+				if (load <= min + 1e-9 && ends[i] < 0) {
+					low[i] = count[i];
+					pinned = true;
 				}
 			}
-			placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves).optimize(maxCycles);
+			if (!pinned) {
+				break;
+			}
+			placed = new CostOptimizer(owner, count, low, high, capacity, costsOfMoves, spread).optimize(maxCycles);
+		}
+		if (spread != null) {
+			// Kafka caps a member's share of a sub-topology by the tasks it ends with: with the counts this placement
+			// ends with fixed, bring it within those caps at the least cost, as Kafka's optimization would
+			int[] ends = count.clone();
+			for (int task = 0; task < placed.length; task++) {
+				ends[owner[task]]--;
+				ends[placed[task]]++;
+			}
+			CostOptimizer.Spread atEnd = spread(stateful, candidates, index, tasks, ends).moved(owner, placed);
+			placed = new CostOptimizer(placed, ends, ends, ends, capacity, costsOfMoves, atEnd).optimize(maxCycles);
+		}
+		// a placement outside the factor would be undone by balancing next round, and that round's orphans placed
+		// by cost again: nothing moves by cost until balancing has brought the bucket within it
+		if (!after(loads, candidates, tasks, owner, placed, (task) -> true).withinTolerance()) {
+			placed = owner.clone();
 		}
 		Map<TaskId, ProcessId> orphansTo = new TreeMap<>();
 		Map<TaskId, ProcessId> now = new TreeMap<>();
@@ -161,11 +204,14 @@ final class CostPlacement {
 				warmUp.put(task, to);
 			}
 		}
-		// the moves made now must leave the bucket within the factor while the learners of the others warm up:
-		// else balancing would undo them in the next round
-		boolean moveNow = warmUp.isEmpty() || !loads.withinTolerance()
-				|| after(loads, candidates, tasks, owner, placed, (task) -> !warmUp.containsKey(tasks[task].id()))
-					.withinTolerance();
+		// the moves made now must leave the bucket within the factor while the learners of the others warm up, and
+		// with balance_subtopology no further above the caps: else balancing, or placing by cost, would undo them in
+		// the next round
+		IntPredicate madeNow = (task) -> !warmUp.containsKey(tasks[task].id());
+		boolean moveNow = warmUp.isEmpty() || ((!loads.withinTolerance()
+				|| after(loads, candidates, tasks, owner, placed, madeNow).withinTolerance())
+				&& (spread == null || spread.aboveCaps(owner, placed, madeNow) <= spread.aboveCaps(owner, placed,
+						(task) -> false)));
 		if (moveNow) {
 			orphansTo.forEach((task, to) -> placeOrphanAgain(task, this.round.active.get(task), to, loads));
 		}
@@ -177,6 +223,8 @@ final class CostPlacement {
 				this.round.moveNow(task, Optional.of(from), to, "lower cost");
 			}
 			else {
+				// its learner is ready: keep it, warm, while the moves it waits for warm up (it takes no warm-up slot)
+				this.round.learnerAt.put(task, to);
 				this.round.waitFor(task, from, to, WaitReason.WAITING_FOR_OTHER_LEARNERS);
 			}
 		});
@@ -196,37 +244,102 @@ final class CostPlacement {
 	}
 
 	/**
+	 * Kafka's {@code balance_subtopology}: no member should hold more of a sub-topology's tasks than its share of the
+	 * bucket's tasks of that sub-topology's tasks, rounded up, as Kafka caps them.
+	 * @param tasksOf per member, the tasks of the bucket its share is taken of
+	 * @return the caps and the members' counts now, or null when the bucket holds one sub-topology
+	 */
+	private CostOptimizer.Spread spread(boolean stateful, List<GroupMember> candidates, Map<ProcessId, Integer> index,
+			GroupTask[] tasks, int[] tasksOf) {
+		Map<Integer, Integer> groupOfSubtopology = new TreeMap<>();
+		List<Map.Entry<TaskId, ProcessId>> bucket = this.round.active.entrySet().stream()
+			.filter((entry) -> this.round.isStateful(entry.getKey()) == stateful && index.containsKey(entry.getValue()))
+			.toList();
+		bucket.forEach((entry) -> groupOfSubtopology.putIfAbsent(entry.getKey().subtopology(), groupOfSubtopology.size()));
+		if (groupOfSubtopology.size() < 2) {
+			// one sub-topology: its cap is each member's whole share, nothing to spread
+			return null;
+		}
+		int[][] count = new int[candidates.size()][groupOfSubtopology.size()];
+		for (Map.Entry<TaskId, ProcessId> entry : bucket) {
+			count[index.get(entry.getValue())][groupOfSubtopology.get(entry.getKey().subtopology())]++;
+		}
+		int[][] cap = new int[candidates.size()][groupOfSubtopology.size()];
+		for (int member = 0; member < candidates.size(); member++) {
+			for (Map.Entry<Integer, Integer> group : groupOfSubtopology.entrySet()) {
+				cap[member][group.getValue()] = this.round.subtopologyCap(tasksOf[member], group.getKey(), stateful);
+			}
+		}
+		int[] groupOf = new int[tasks.length];
+		for (int task = 0; task < tasks.length; task++) {
+			groupOf[task] = groupOfSubtopology.get(tasks[task].subtopology());
+		}
+		return new CostOptimizer.Spread(groupOf, count, cap);
+	}
+
+	/**
+	 * Whether a bucket within the balancing factor stays within it when a task moves; one outside it may move.
+	 */
+	private static boolean keepsTolerance(Loads loads, TaskId task, ProcessId from, ProcessId to) {
+		if (!loads.withinTolerance()) {
+			return true;
+		}
+		loads.move(task, from, to);
+		boolean within = loads.withinTolerance();
+		loads.move(task, to, from);
+		return within;
+	}
+
+	/**
 	 * Orphans caught up on several members can pile up on one of them: the orphan step places them all against
 	 * the loads before any lands, so that none is pushed back onto its former owner, and among members as loaded
 	 * it prefers the cheaper. That happens in the round after two tasks swapped places for a lower cost where only
 	 * one of them is cheaper at its new owner, and when several members are as cheap for many orphans. Spread such
-	 * orphans from members above their share (rounded up) to members below it: where they cost no more, the
-	 * cheapest first; then, while the bucket is outside the balancing factor, where they cost least more.
+	 * orphans from members above their share (rounded up) to members below it: where they cost no more and the
+	 * bucket stays within the balancing factor, the cheapest first, and while the bucket is outside the factor also
+	 * from any member the move makes lighter by weight per thread (a member within its count may be the heavier one,
+	 * and balancing would move one back next round); then, while it is outside the factor, where they cost least more.
+	 * With {@code balance_subtopology} an orphan above its sub-topology's cap is piled too (both halves of a swap made
+	 * for the spread land on the lighter member), and none goes to a member at its cap.
 	 */
 	private void spreadPiledOrphans(GroupTask[] tasks, int[] owner, int[] count, int[] most,
-			CostOptimizer.Costs costs, List<GroupMember> candidates, Loads loads) {
-		while (spreadOne(tasks, owner, count, most, costs, candidates, loads, false)) {
+			CostOptimizer.Costs costs, List<GroupMember> candidates, Loads loads, CostOptimizer.Spread piling) {
+		while (spreadOne(tasks, owner, count, most, costs, candidates, loads, piling, false)) {
 			// each pass moves one orphan
 		}
 		while (!loads.withinTolerance()
-				&& spreadOne(tasks, owner, count, most, costs, candidates, loads, true)) {
+				&& spreadOne(tasks, owner, count, most, costs, candidates, loads, piling, true)) {
 			// each pass moves one orphan
 		}
 	}
 
 	private boolean spreadOne(GroupTask[] tasks, int[] owner, int[] count, int[] most, CostOptimizer.Costs costs,
-			List<GroupMember> candidates, Loads loads, boolean dearer) {
+			List<GroupMember> candidates, Loads loads, CostOptimizer.Spread piling, boolean dearer) {
 		int bestTask = -1;
 		int bestMember = -1;
 		long bestDelta = Long.MAX_VALUE;
+		// within its count a member may still be the heavier by weight per thread, which balancing would mend by
+		// moving one of these orphans next round: move it now where it costs no more and makes the bucket more even
+		boolean uneven = !dearer && !loads.withinTolerance();
 		for (int task = 0; task < tasks.length; task++) {
-			if (!this.round.orphans.contains(tasks[task].id()) || count[owner[task]] <= most[owner[task]]) {
+			boolean piled = count[owner[task]] > most[owner[task]]
+					|| (piling != null && piling.aboveCap(owner[task], task));
+			if (!this.round.orphans.contains(tasks[task].id()) || (!piled && !uneven)) {
 				continue;
 			}
 			long here = costs.cost(task, owner[task]);
+			ProcessId from = candidates.get(owner[task]).processId();
 			for (int member = 0; member < count.length; member++) {
+				if (!piled && !loads.improves(from, candidates.get(member).processId(), tasks[task].id())) {
+					continue;
+				}
+				if (piling != null && piling.count()[member][piling.groupOf()[task]] >= piling.cap()[member][piling
+					.groupOf()[task]]) {
+					continue;
+				}
 				long there = (count[member] < most[member]) ? costs.cost(task, member) : CostOptimizer.NOT_ALLOWED;
-				if (there != CostOptimizer.NOT_ALLOWED && (dearer || there <= here) && there - here < bestDelta) {
+				if (there != CostOptimizer.NOT_ALLOWED && (dearer || there <= here) && there - here < bestDelta
+						&& (dearer || keepsTolerance(loads, tasks[task].id(), from, candidates.get(member).processId()))) {
 					bestDelta = there - here;
 					bestTask = task;
 					bestMember = member;
@@ -240,6 +353,10 @@ final class CostPlacement {
 				candidates.get(bestMember).processId(), loads);
 		count[owner[bestTask]]--;
 		count[bestMember]++;
+		if (piling != null) {
+			piling.count()[owner[bestTask]][piling.groupOf()[bestTask]]--;
+			piling.count()[bestMember][piling.groupOf()[bestTask]]++;
+		}
 		owner[bestTask] = bestMember;
 		return true;
 	}

@@ -15,9 +15,13 @@ import java.util.Objects;
  * @param learnerProbeInterval the safety-net follow-up while learners exist
  * @param moveCost what moving a task off its owner costs when placing by the policy's costs: Kafka's
  * {@code rack.aware.assignment.non_overlap_cost}
+ * @param balanceSubtopologies whether placing by cost also spreads each sub-topology's tasks over the members, as
+ * Kafka's {@code rack.aware.assignment.strategy=balance_subtopology} does: no member holds more of a sub-topology's
+ * tasks than its share of the bucket, rounded up
  */
 public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas,
-		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval, long moveCost) {
+		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval, long moveCost,
+		boolean balanceSubtopologies) {
 
 	/** Kafka's {@code acceptable.recovery.lag} default. */
 	public static final long DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000;
@@ -60,7 +64,7 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 	 */
 	public static PlannerSettings defaults() {
 		return new PlannerSettings(DEFAULT_ACCEPTABLE_RECOVERY_LAG, 2, 0, DEFAULT_BALANCING_FACTOR,
-				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST);
+				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST, false);
 	}
 
 }

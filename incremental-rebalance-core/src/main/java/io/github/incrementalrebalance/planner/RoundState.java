@@ -14,6 +14,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
@@ -184,13 +185,16 @@ final class RoundState {
 		Comparator<GroupMember> byCost = Comparator.comparingLong(costWithinFactor(task, others, loads));
 		Comparator<GroupMember> byLag = Comparator.comparingLong((member) -> member.lag(task));
 		Comparator<GroupMember> newestFirst = Comparator.comparing(GroupMember::startedAt, Comparator.reverseOrder());
+		Comparator<GroupMember> bySpread = Comparator.comparing(overCapWith(task)::test);
 		if (!caughtUp.isEmpty()) {
 			// by load first: a warm orphan is the second round of a move, whose new owner balancing made lighter;
-			// placing by cost moves it on afterwards if a caught-up member is cheaper
+			// placing by cost moves it on afterwards if a caught-up member is cheaper, or with balance_subtopology
+			// if it lands above its sub-topology's cap
 			Comparator<GroupMember> byCostAmongCaughtUp = Comparator
 				.comparingLong(costWithinFactor(task, caughtUp, loads));
 			return caughtUp.stream()
 				.min(byLoad.thenComparing(byCostAmongCaughtUp)
+					.thenComparing(bySpread)
 					.thenComparing(byLag)
 					.thenComparing(newestFirst)
 					.thenComparing(GroupMember::processId))
@@ -205,12 +209,53 @@ final class RoundState {
 		return others.stream()
 			.min(holdersFirst.thenComparing(byLag)
 				.thenComparing(byCost)
+				.thenComparing(bySpread)
 				.thenComparing(byLoad)
 				.thenComparing(fewerLearners)
 				.thenComparing(newestFirst)
 				.thenComparing(GroupMember::processId))
 			.orElseThrow()
 			.processId();
+	}
+
+	/**
+	 * With {@code balance_subtopology}, whether a member would hold more of the task's sub-topology than its cap with
+	 * the task: among members as good by load the orphan step prefers one within the cap, and balancing a move that
+	 * keeps its target within it; without, none is above it.
+	 */
+	Predicate<GroupMember> overCapWith(TaskId task) {
+		if (!this.settings.balanceSubtopologies()) {
+			return (member) -> false;
+		}
+		boolean stateful = isStateful(task);
+		Loads loads = loads(task);
+		Map<ProcessId, Integer> ofSubtopology = new HashMap<>();
+		this.active.forEach((other, member) -> {
+			if (other.subtopology() == task.subtopology() && isStateful(other) == stateful) {
+				ofSubtopology.merge(member, 1, Integer::sum);
+			}
+		});
+		// every task of the kind, placed or not yet: the same share whichever step asks, and in any order
+		long placed = this.group.tasks().keySet().stream().filter((other) -> isStateful(other) == stateful).count();
+		int threads = this.mayTakeWork.stream().mapToInt(GroupMember::capacity).sum();
+		return (member) -> {
+			int with = loads.count(member.processId()) + 1;
+			int most = Math.max(with, (int) Math.ceil((double) placed * member.capacity() / threads));
+			return ofSubtopology.getOrDefault(member.processId(), 0) + 1 > subtopologyCap(most, task.subtopology(),
+					stateful);
+		};
+	}
+
+	/**
+	 * Kafka's {@code balance_subtopology} cap: a member that may hold {@code mostTasks} of a kind (stateful or
+	 * stateless) should hold at most that share, rounded up, of a sub-topology's tasks of the kind.
+	 */
+	int subtopologyCap(int mostTasks, int subtopology, boolean stateful) {
+		long ofKind = this.group.tasks().keySet().stream().filter((task) -> isStateful(task) == stateful).count();
+		long ofSubtopology = this.group.tasks().keySet().stream()
+			.filter((task) -> task.subtopology() == subtopology && isStateful(task) == stateful)
+			.count();
+		return (int) Math.ceil((double) mostTasks * ofSubtopology / ofKind);
 	}
 
 	ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {

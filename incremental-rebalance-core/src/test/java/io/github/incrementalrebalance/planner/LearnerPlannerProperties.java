@@ -17,6 +17,7 @@ import io.github.incrementalrebalance.testkit.RoundSimulator.Round;
 import io.github.incrementalrebalance.testkit.RackTraffic;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -59,10 +60,13 @@ class LearnerPlannerProperties {
 	}
 
 	/**
-	 * As above, with members and partitions in two or three racks under {@code rack.aware.assignment.strategy=min_traffic},
-	 * the stateful tasks in two sub-topologies, and balancing factors other than the default. Once settled, Kafka's own rack-aware optimization
-	 * ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}) run on the result, keeping every member's count, finds
-	 * nothing cheaper: the planner's placement is optimal by Kafka's measure, traffic plus moves.
+	 * As above, with members and partitions in two or three racks under {@code rack.aware.assignment.strategy}
+	 * {@code min_traffic} or {@code balance_subtopology}, the stateful tasks in two sub-topologies, and balancing
+	 * factors other than the default; the group may take one warm-up phase more, for moves by cost after moves by
+	 * warmth or load. Once settled, Kafka's own rack-aware optimization
+	 * ({@code TaskAssignmentUtils.optimizeRackAwareActiveTasks}, with the same strategy) run on the result, keeping
+	 * every member's count, finds nothing cheaper: the planner's placement is optimal by Kafka's measure, traffic plus
+	 * moves; and under {@code balance_subtopology} no member holds more of a sub-topology than Kafka's cap.
 	 */
 	@Property(tries = 100, seed = "20261201")
 	void withRacksAndOtherBalancingFactorsTheGroupSettlesWhereKafkaFindsNothingCheaper(
@@ -95,6 +99,37 @@ class LearnerPlannerProperties {
 	@Provide
 	Arbitrary<Double> factors() {
 		return Arbitraries.of(1.0, 1.5, 3.0);
+	}
+
+	/**
+	 * Groups the rack property found that did not settle, replayed under the strategy each ran with (null: drawn as
+	 * the property draws it). Under {@code balance_subtopology}: balancing moved a task above its target's cap and
+	 * the orphan step sent it back; a move by cost made to spread a sub-topology went back to the lighter member it
+	 * left; an exchange for the spread moved one half at once and the other through a learner, and the first half was
+	 * undone meanwhile; balancing, kept within the caps, could not reach the factor; the orphans of an exchange for
+	 * the spread both went to the lighter member, one above its cap, and balancing moved one on. Under
+	 * {@code min_traffic}: the cost step, looking again for a placement within the factor, pinned both bounds of the
+	 * members it blamed and stateless tasks went back and forth between two rounds; balancing moved two tasks out of
+	 * their racks onto empty members with two threads, and the cost step put them back, on a bucket outside the
+	 * factor.
+	 */
+	@Example
+	void groupsThatOnceDidNotSettleNowDo() {
+		record Sample(int members, int tasks, int maxThreads, int maxWarmup, double factor, int racks, long seed,
+				String strategy) {
+		}
+		List<Sample> samples = List.of(new Sample(2, 13, 3, 1, 1.0, 2, 4, null),
+				new Sample(17, 137, 2, 3, 1.5, 2, -1369396816, null),
+				new Sample(30, 61, 4, 1, 3.0, 2, -229, "balance_subtopology"),
+				new Sample(23, 172, 2, 2, 1.0, 3, 294840, "balance_subtopology"),
+				new Sample(21, 14, 3, 1, 1.0, 3, Long.MAX_VALUE, null),
+				new Sample(24, 16, 2, 1, 1.0, 3, 1152, null),
+				new Sample(9, 191, 3, 3, 1.0, 3, -1923, null));
+		for (Sample sample : samples) {
+			Random random = new Random(sample.seed());
+			settles(random, Scenario.random(random, sample.members(), sample.tasks(), sample.maxThreads(),
+					sample.maxWarmup(), sample.factor(), sample.racks(), false, sample.strategy()), sample.tasks());
+		}
 	}
 
 	private static void settles(Random random, Scenario scenario, int taskCount) {
@@ -143,10 +178,17 @@ class LearnerPlannerProperties {
 			revokedLastRound.clear();
 			round.revoked().values().forEach(revokedLastRound::addAll);
 			if (settled(sim, round, scenario)) {
-				int bound = 2 * (int) Math.ceil(moves / (double) maxWarmupReplicas) + 3 + 2 * unknownOffsetRounds;
+				// with racks a warm-up round may be short of max.warmup.replicas: a leaving member's tasks go to the
+				// members warm on them first, and those placed by warmth or load may move once more, by cost
+				int costPhase = (scenario.racks > 0) ? 2 : 0;
+				int bound = 2 * (int) Math.ceil(moves / (double) maxWarmupReplicas) + 3 + costPhase
+						+ 2 * unknownOffsetRounds;
 				assertThat(counted).as("rounds to settle %d moves", moves).isLessThanOrEqualTo(bound);
 				if (scenario.racks > 0 && scenario.upgrading.isEmpty()) {
 					checkNothingCheaper(sim);
+					if (scenario.balanceSubtopologies) {
+						checkSubtopologiesSpread(sim, round.plan());
+					}
 				}
 				return;
 			}
@@ -180,6 +222,28 @@ class LearnerPlannerProperties {
 			.isLessThanOrEqualTo(kafka.stateless());
 	}
 
+	/**
+	 * {@code balance_subtopology} as Kafka caps it: no member runs more of a sub-topology's stateful tasks than its
+	 * share of the stateful tasks of that sub-topology's tasks, rounded up.
+	 */
+	private static void checkSubtopologiesSpread(RoundSimulator sim, Plan plan) {
+		Map<String, List<TaskId>> stateful = new HashMap<>();
+		plan.members().forEach((member) -> stateful.put(member.instanceId(),
+				member.active().stream().filter(sim::isStateful).toList()));
+		int total = stateful.values().stream().mapToInt(List::size).sum();
+		Map<Integer, Long> ofSubtopology = new HashMap<>();
+		stateful.values()
+			.forEach((tasks) -> tasks.forEach((task) -> ofSubtopology.merge(task.subtopology(), 1L, Long::sum)));
+		stateful.forEach((member, tasks) -> {
+			ofSubtopology.forEach((subtopology, count) -> {
+				long cap = (long) Math.ceil((double) tasks.size() * count / total);
+				assertThat(tasks.stream().filter((task) -> task.subtopology() == subtopology).count())
+					.as("tasks of sub-topology %d on %s (%s)", subtopology, member, plan.explain(sim.now()))
+					.isLessThanOrEqualTo(cap);
+			});
+		});
+	}
+
 	private static void checkInvariants(RoundSimulator sim, Round round, Map<String, SortedSet<TaskId>> before,
 			Scenario scenario, boolean unknownOffsets) {
 		assertThat(round.error()).isEqualTo(AssignmentError.NONE);
@@ -207,7 +271,8 @@ class LearnerPlannerProperties {
 			}
 			for (TaskId task : member.learning().keySet()) {
 				boolean drain = plan.member(owner.get(task)).map(MemberPlan::leaving).orElse(false);
-				if (!drain) {
+				// max.warmup.replicas bounds the learners still warming up: a ready one only follows its changelog
+				if (!drain && !member.learning().get(task).ready()) {
 					balancingLearners++;
 				}
 			}
@@ -366,6 +431,8 @@ class LearnerPlannerProperties {
 
 		private final boolean weighted;
 
+		private boolean balanceSubtopologies;
+
 		private final List<String> leaving = new ArrayList<>();
 
 		private final List<String> upgrading = new ArrayList<>();
@@ -385,6 +452,14 @@ class LearnerPlannerProperties {
 		 */
 		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup,
 				double factor, int racks, boolean weighted) {
+			return random(random, memberCount, taskCount, maxThreads, maxWarmup, factor, racks, weighted, null);
+		}
+
+		/**
+		 * @param rackStrategy the {@code rack.aware.assignment.strategy} with racks, or null to draw it
+		 */
+		static Scenario random(Random random, int memberCount, int taskCount, int maxThreads, int maxWarmup,
+				double factor, int racks, boolean weighted, String rackStrategy) {
 			int statefulCount = random.nextInt(taskCount + 1);
 			// a new application's changelogs are empty: every member is caught up without holding anything
 			long state = (random.nextInt(5) == 0) ? 0 : STATE;
@@ -408,10 +483,13 @@ class LearnerPlannerProperties {
 			}
 			Scenario scenario = new Scenario(sim, maxWarmup, factor, racks, weighted);
 			List<String> rackNames = List.of("a", "b", "c").subList(0, Math.max(racks, 1));
+			String drawn = random.nextBoolean() ? "min_traffic" : "balance_subtopology";
+			String strategy = (rackStrategy != null) ? rackStrategy : drawn;
 			if (racks > 0) {
-				// two stateful sub-topologies, as most applications have
+				// two stateful sub-topologies, so that balance_subtopology has something to spread
 				sim.statefulTasksOfSubtopology(2, statefulCount - statefulCount / 2, state);
-				sim.rackAware("min_traffic", rackNames.toArray(String[]::new));
+				sim.rackAware(strategy, rackNames.toArray(String[]::new));
+				scenario.balanceSubtopologies = strategy.equals("balance_subtopology");
 			}
 			List<String> names = new ArrayList<>();
 			Map<String, List<TaskId>> running = new HashMap<>();

@@ -127,6 +127,51 @@ class RackAwarePlacementTests {
 			.isLessThanOrEqualTo(RackTraffic.ofKafka(sim.applicationState(), 10).cost());
 	}
 
+	/**
+	 * Two sub-topologies of three stateful tasks each, every task running in its partitions' rack, two tasks a member:
+	 * the cheapest placement already, but each rack-a member runs both rack-a tasks of one sub-topology. Kafka's
+	 * {@code balance_subtopology} gives no member more of a sub-topology than its share (here one); {@code min_traffic}
+	 * leaves the group as it is.
+	 */
+	@Test
+	void balanceSubtopologySpreadsEachSubTopologyThroughLearnersWhereMinTrafficLeavesItPiled() {
+		assertThat(subtopologiesPiled("min_traffic").rebalance().plan().moves()).isEmpty();
+
+		RoundSimulator sim = subtopologiesPiled("balance_subtopology");
+		Round first = sim.rebalance();
+		assertThat(first.plan().moves()).as("nothing moves cold").isEmpty();
+		assertThat(first.learning("a1")).singleElement().satisfies((task) -> assertThat(task.subtopology()).isEqualTo(2));
+		assertThat(first.learning("a2")).singleElement().satisfies((task) -> assertThat(task.subtopology()).isZero());
+		for (String member : List.of("a1", "a2")) {
+			first.learning(member).forEach((task) -> sim.advanceUntilReady(member, task, STEP));
+		}
+		List<Round> rounds = sim.rebalanceUntilSettled();
+		Round last = rounds.get(rounds.size() - 1);
+		for (String member : List.of("a1", "a2", "b1")) {
+			assertThat(last.assigned(member)).extracting(TaskId::subtopology).as(member).containsExactlyInAnyOrder(0, 2);
+		}
+		assertThat(last.restoredAtPromotion()).hasSize(2)
+			.allSatisfy((task, restored) -> assertThat(restored).isLessThanOrEqualTo(ACCEPTABLE_LAG));
+		assertThat(RackTraffic.ofRunning(sim.applicationState(), 10)).isZero();
+		Round after = sim.rebalance();
+		assertThat(after.plan().moves()).as("settled: nothing moves again").isEmpty();
+		assertThat(after.learning("a1")).isEmpty();
+		assertThat(after.learning("a2")).isEmpty();
+	}
+
+	private static RoundSimulator subtopologiesPiled(String strategy) {
+		return new RoundSimulator().kafkaSettings(ACCEPTABLE_LAG, 2, 0)
+			.statefulTasks(3, STATE)
+			.statefulTasksOfSubtopology(2, 3, STATE)
+			.rackAware(strategy, "a", "b")
+			.running("a1", 1, task(0), task(2))
+			.running("a2", 1, new TaskId(2, 0), new TaskId(2, 2))
+			.running("b1", 1, task(1), new TaskId(2, 1))
+			.rack("a1", "a")
+			.rack("a2", "a")
+			.rack("b1", "b");
+	}
+
 	@Test
 	void policyNamedByClassKeepsTasksTheirLearnersAndStandbysOffTheMembersItExcludes() {
 		RoundSimulator sim = new RoundSimulator().kafkaSettings(ACCEPTABLE_LAG, 2, 1)
