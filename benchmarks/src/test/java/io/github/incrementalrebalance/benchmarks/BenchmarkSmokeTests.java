@@ -130,11 +130,15 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void rackCostHarnessSettlesNoDearerThanKafkasRackAwareAssignor() {
-		RackCostBenchmark.Result result = RackCostBenchmark.run(new RackCostBenchmark.Group(3, 12, 2, 1), 2.0,
-				new Random(93));
+		for (String strategy : List.of("min_traffic", "balance_subtopology")) {
+			RackCostBenchmark.Result result = RackCostBenchmark.run(new RackCostBenchmark.Group(3, 12, 2, 1), 2.0,
+					strategy, new Random(93));
 
-		assertThat(result.learners()).isLessThan(result.before()).isLessThanOrEqualTo(result.kafka());
-		assertThat(result.moved()).isPositive();
+			assertThat(result.learners()).as(strategy).isLessThan(result.before())
+				.isLessThanOrEqualTo(result.kafka());
+			assertThat(result.moved()).as(strategy).isPositive();
+			assertThat(result.aboveCap()).as(strategy).isZero();
+		}
 	}
 
 }
