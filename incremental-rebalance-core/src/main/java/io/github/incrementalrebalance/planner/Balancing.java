@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.planner;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -122,8 +123,10 @@ final class Balancing {
 		double mean = loads.meanLoad();
 		// with balance_subtopology a move that keeps its target within its cap of the sub-topology first: another
 		// would be mended by placing by cost, through an exchange
+		Map<BalanceMove, Boolean> overCap = new HashMap<>();
 		Comparator<BalanceMove> warmestFirst = Comparator
-			.comparing((BalanceMove move) -> this.round.overCapWith(move.task()).test(this.round.members.get(move.to())))
+			.comparing((BalanceMove move) -> overCap.computeIfAbsent(move,
+					(m) -> this.round.overCapWith(m.task()).test(this.round.members.get(m.to()))))
 			.thenComparingLong((BalanceMove move) -> this.round.members.get(move.to()).lag(move.task()))
 			.thenComparing(Comparator.comparingDouble((BalanceMove move) -> loads.load(move.from())).reversed())
 			.thenComparing(BalanceMove::task);

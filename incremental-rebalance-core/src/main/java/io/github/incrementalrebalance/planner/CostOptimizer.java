@@ -393,47 +393,30 @@ final class CostOptimizer {
 		}
 
 		/**
-		 * The same groups and caps once the tasks go from {@code owner} to {@code placed}.
+		 * The same groups and caps once the tasks {@code moved} picks go from {@code owner} to {@code placed}.
 		 */
-		Spread moved(int[] owner, int[] placed) {
+		Spread moved(int[] owner, int[] placed, IntPredicate moved) {
 			int[][] after = Arrays.stream(this.count).map(int[]::clone).toArray(int[][]::new);
 			for (int task = 0; task < owner.length; task++) {
-				after[owner[task]][this.groupOf[task]]--;
-				after[placed[task]][this.groupOf[task]]++;
+				if (moved.test(task)) {
+					after[owner[task]][this.groupOf[task]]--;
+					after[placed[task]][this.groupOf[task]]++;
+				}
 			}
 			return new Spread(this.groupOf, after, this.cap);
 		}
 
 		/**
-		 * How many tasks the members hold above their caps once the tasks {@code moved} picks go from {@code owner}
-		 * to {@code placed}.
+		 * How many tasks the members hold above their caps.
 		 */
-		int aboveCaps(int[] owner, int[] placed, IntPredicate moved) {
-			int[][] after = Arrays.stream(this.count).map(int[]::clone).toArray(int[][]::new);
-			for (int task = 0; task < owner.length; task++) {
-				if (placed[task] != owner[task] && moved.test(task)) {
-					after[owner[task]][this.groupOf[task]]--;
-					after[placed[task]][this.groupOf[task]]++;
-				}
-			}
+		int aboveCaps() {
 			int above = 0;
-			for (int member = 0; member < after.length; member++) {
-				for (int group = 0; group < after[member].length; group++) {
-					above += Math.max(0, after[member][group] - this.cap[member][group]);
+			for (int member = 0; member < this.count.length; member++) {
+				for (int group = 0; group < this.count[member].length; group++) {
+					above += Math.max(0, this.count[member][group] - this.cap[member][group]);
 				}
 			}
 			return above;
-		}
-
-		boolean withinCaps() {
-			for (int member = 0; member < this.count.length; member++) {
-				for (int group = 0; group < this.count[member].length; group++) {
-					if (this.count[member][group] > this.cap[member][group]) {
-						return false;
-					}
-				}
-			}
-			return true;
 		}
 
 	}

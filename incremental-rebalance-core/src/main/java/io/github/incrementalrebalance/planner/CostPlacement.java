@@ -116,7 +116,7 @@ final class CostPlacement {
 		}
 		CostOptimizer.Spread spread = spreadAsked ? spread(stateful, candidates, index, tasks, high) : null;
 		if (nothingToGain && loads.withinTolerance()
-				&& (spread == null || spread(stateful, candidates, index, tasks, count).withinCaps())) {
+				&& (spread == null || spread(stateful, candidates, index, tasks, count).aboveCaps() == 0)) {
 			return;
 		}
 		// a warm orphan is the second round of a move: it moves again only where it is cheaper, never as another
@@ -147,19 +147,15 @@ final class CostPlacement {
 			// bounds would also keep the others from making up for them, as a swap does)
 			double max = candidates.stream().mapToDouble((member) -> after.load(member.processId())).max().orElse(0);
 			double min = candidates.stream().mapToDouble((member) -> after.load(member.processId())).min().orElse(0);
-			int[] ends = new int[count.length];
-			for (int task = 0; task < placed.length; task++) {
-				ends[placed[task]]++;
-				ends[owner[task]]--;
-			}
+			int[] ends = countsAfter(count, owner, placed);
 			boolean pinned = false;
 			for (int i = 0; i < count.length; i++) {
 				double load = after.load(candidates.get(i).processId());
-				if (load >= max - 1e-9 && ends[i] > 0) {
+				if (load >= max - 1e-9 && ends[i] > count[i]) {
 					high[i] = count[i];
 					pinned = true;
 				}
-				if (load <= min + 1e-9 && ends[i] < 0) {
+				if (load <= min + 1e-9 && ends[i] < count[i]) {
 					low[i] = count[i];
 					pinned = true;
 				}
@@ -172,12 +168,9 @@ final class CostPlacement {
 		if (spread != null) {
 			// Kafka caps a member's share of a sub-topology by the tasks it ends with: with the counts this placement
 			// ends with fixed, bring it within those caps at the least cost, as Kafka's optimization would
-			int[] ends = count.clone();
-			for (int task = 0; task < placed.length; task++) {
-				ends[owner[task]]--;
-				ends[placed[task]]++;
-			}
-			CostOptimizer.Spread atEnd = spread(stateful, candidates, index, tasks, ends).moved(owner, placed);
+			int[] ends = countsAfter(count, owner, placed);
+			CostOptimizer.Spread atEnd = spread(stateful, candidates, index, tasks, ends).moved(owner, placed,
+					(task) -> true);
 			placed = new CostOptimizer(placed, ends, ends, ends, capacity, costsOfMoves, atEnd).optimize(maxCycles);
 		}
 		// a placement outside the factor would be undone by balancing next round, and that round's orphans placed
@@ -210,8 +203,7 @@ final class CostPlacement {
 		IntPredicate madeNow = (task) -> !warmUp.containsKey(tasks[task].id());
 		boolean moveNow = warmUp.isEmpty() || ((!loads.withinTolerance()
 				|| after(loads, candidates, tasks, owner, placed, madeNow).withinTolerance())
-				&& (spread == null || spread.aboveCaps(owner, placed, madeNow) <= spread.aboveCaps(owner, placed,
-						(task) -> false)));
+				&& (spread == null || spread.moved(owner, placed, madeNow).aboveCaps() <= spread.aboveCaps()));
 		if (moveNow) {
 			orphansTo.forEach((task, to) -> placeOrphanAgain(task, this.round.active.get(task), to, loads));
 		}
@@ -275,6 +267,15 @@ final class CostPlacement {
 			groupOf[task] = groupOfSubtopology.get(tasks[task].subtopology());
 		}
 		return new CostOptimizer.Spread(groupOf, count, cap);
+	}
+
+	private static int[] countsAfter(int[] count, int[] owner, int[] placed) {
+		int[] after = count.clone();
+		for (int task = 0; task < placed.length; task++) {
+			after[owner[task]]--;
+			after[placed[task]]++;
+		}
+		return after;
 	}
 
 	/**

@@ -46,6 +46,8 @@ final class RoundState {
 
 	final List<GroupMember> mayTakeWork = new ArrayList<>();
 
+	private final Map<Boolean, Map<Integer, Long>> tasksBySubtopology = new HashMap<>();
+
 	final boolean mixedModes;
 
 	final boolean unknownOffsets;
@@ -236,11 +238,11 @@ final class RoundState {
 			}
 		});
 		// every task of the kind, placed or not yet: the same share whichever step asks, and in any order
-		long placed = this.group.tasks().keySet().stream().filter((other) -> isStateful(other) == stateful).count();
+		long ofKind = tasksBySubtopology(stateful).values().stream().mapToLong(Long::longValue).sum();
 		int threads = this.mayTakeWork.stream().mapToInt(GroupMember::capacity).sum();
 		return (member) -> {
 			int with = loads.count(member.processId()) + 1;
-			int most = Math.max(with, (int) Math.ceil((double) placed * member.capacity() / threads));
+			int most = Math.max(with, (int) Math.ceil((double) ofKind * member.capacity() / threads));
 			return ofSubtopology.getOrDefault(member.processId(), 0) + 1 > subtopologyCap(most, task.subtopology(),
 					stateful);
 		};
@@ -251,11 +253,20 @@ final class RoundState {
 	 * stateless) should hold at most that share, rounded up, of a sub-topology's tasks of the kind.
 	 */
 	int subtopologyCap(int mostTasks, int subtopology, boolean stateful) {
-		long ofKind = this.group.tasks().keySet().stream().filter((task) -> isStateful(task) == stateful).count();
-		long ofSubtopology = this.group.tasks().keySet().stream()
-			.filter((task) -> task.subtopology() == subtopology && isStateful(task) == stateful)
-			.count();
-		return (int) Math.ceil((double) mostTasks * ofSubtopology / ofKind);
+		Map<Integer, Long> bySubtopology = tasksBySubtopology(stateful);
+		long ofKind = bySubtopology.values().stream().mapToLong(Long::longValue).sum();
+		return (int) Math.ceil((double) mostTasks * bySubtopology.getOrDefault(subtopology, 0L) / ofKind);
+	}
+
+	/**
+	 * The group's tasks of a kind by sub-topology, counted once a round: the caps are asked for per member.
+	 */
+	private Map<Integer, Long> tasksBySubtopology(boolean stateful) {
+		return this.tasksBySubtopology.computeIfAbsent(stateful, (kind) -> this.group.tasks()
+			.keySet()
+			.stream()
+			.filter((task) -> isStateful(task) == kind)
+			.collect(Collectors.groupingBy(TaskId::subtopology, Collectors.counting())));
 	}
 
 	ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {

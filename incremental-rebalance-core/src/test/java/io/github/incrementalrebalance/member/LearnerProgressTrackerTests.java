@@ -80,8 +80,8 @@ class LearnerProgressTrackerTests {
 	void aRestoreSlowerThanTheWritesHasNoRateAlthoughItsLagSometimesFalls() {
 		sample(0, 10_000);
 		sample(2_000, 12_000);
-		sample(3_000, 11_500);
-		assertThat(sample(4_000, 12_500).eta()).as("the lag grew over the window").isEmpty();
+		sample(3_000, 11_000);
+		assertThat(sample(4_000, 11_500).eta()).as("the lag grew over the window, though it fell since 2 s").isEmpty();
 	}
 
 	@Test
