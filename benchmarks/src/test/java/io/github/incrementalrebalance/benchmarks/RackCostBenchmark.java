@@ -89,11 +89,11 @@ class RackCostBenchmark {
 			assertThat(round.error()).isEqualTo(AssignmentError.NONE);
 			Plan plan = round.plan();
 			moved += (int) plan.moves().stream().filter((move) -> move.from().isPresent()).count();
-			boolean learners = plan.members().stream().anyMatch((member) -> !member.learning().isEmpty());
+			boolean learners = plan.members().values().stream().anyMatch((member) -> !member.learning().isEmpty());
 			if (!round.revokedOnly() && plan.moves().isEmpty() && plan.waiting().isEmpty() && !learners) {
 				break;
 			}
-			for (MemberPlan member : plan.members()) {
+			for (MemberPlan member : plan.members().values()) {
 				member.learning().keySet()
 					.forEach((task) -> sim.advanceUntilReady(member.instanceId(), task, Duration.ofMillis(500)));
 			}

@@ -28,6 +28,7 @@ import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -251,8 +252,8 @@ final class ChaosGroup implements AutoCloseable {
 		return this.reader.leaveRecord(name);
 	}
 
-	private List<PlanRecord> currentPlans() {
-		return this.reader.plans();
+	private List<MemberPlan> currentPlans() {
+		return this.reader.plans().stream().map(PlanRecord::plan).toList();
 	}
 
 	/**
@@ -260,11 +261,11 @@ final class ChaosGroup implements AutoCloseable {
 	 * @param name the instance
 	 * @return its tasks of the counting sub-topology
 	 */
-	Set<String> statefulTasksOf(String name) {
+	Set<TaskId> statefulTasksOf(String name) {
 		return currentPlans().stream()
 			.filter((plan) -> plan.instanceId().equals(name))
 			.flatMap((plan) -> plan.active().stream())
-			.filter((task) -> TaskId.parse(task).subtopology() == 0)
+			.filter((task) -> task.subtopology() == 0)
 			.collect(Collectors.toCollection(TreeSet::new));
 	}
 
@@ -276,7 +277,7 @@ final class ChaosGroup implements AutoCloseable {
 	Optional<String> incarnationOf(String name) {
 		return currentPlans().stream()
 			.filter((plan) -> plan.instanceId().equals(name))
-			.map(PlanRecord::incarnation)
+			.map(MemberPlan::incarnation)
 			.findFirst();
 	}
 
@@ -286,7 +287,7 @@ final class ChaosGroup implements AutoCloseable {
 	 * @return true once its learners warm up
 	 */
 	boolean learnersPlacedFor(String name) {
-		List<PlanRecord> plans = currentPlans();
+		List<MemberPlan> plans = currentPlans();
 		return plans.stream().anyMatch((plan) -> plan.instanceId().equals(name) && plan.leaving())
 				&& plans.stream().anyMatch((plan) -> !plan.learning().isEmpty());
 	}
@@ -336,8 +337,8 @@ final class ChaosGroup implements AutoCloseable {
 		if (epoch.isEmpty()) {
 			return Optional.of("no plan yet");
 		}
-		List<PlanRecord> plans = currentPlans();
-		List<String> planned = plans.stream().map(PlanRecord::instanceId).sorted().toList();
+		List<MemberPlan> plans = currentPlans();
+		List<String> planned = plans.stream().map(MemberPlan::instanceId).sorted().toList();
 		if (!planned.equals(this.alive.keySet().stream().sorted().toList())) {
 			return Optional.of("plan of generation " + epoch.get().generation() + " has " + planned + ", alive are "
 					+ this.alive.keySet());
@@ -350,7 +351,7 @@ final class ChaosGroup implements AutoCloseable {
 		if (!busy.isEmpty()) {
 			return Optional.of("still moving: " + busy);
 		}
-		Set<String> active = new HashSet<>();
+		Set<TaskId> active = new HashSet<>();
 		plans.forEach((plan) -> active.addAll(plan.active()));
 		if (active.size() != 2 * PARTITIONS) {
 			return Optional.of(active.size() + " of " + (2 * PARTITIONS) + " tasks active");

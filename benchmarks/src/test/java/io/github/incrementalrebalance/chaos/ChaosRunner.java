@@ -292,7 +292,7 @@ final class ChaosRunner {
 
 	private Leave leave(String name, Optional<Duration> timeout) {
 		this.targets.add(name + " (" + this.group.learnerRebalance(name) + ")");
-		Set<String> stateful = this.group.statefulTasksOf(name);
+		Set<TaskId> stateful = this.group.statefulTasksOf(name);
 		Leave leave = new Leave(name, this.group.leave(name, timeout), stateful);
 		this.leaves.add(leave);
 		return leave;
@@ -349,7 +349,7 @@ final class ChaosRunner {
 
 		private final LeaveRecord request;
 
-		private final Set<String> statefulTasks;
+		private final Set<TaskId> statefulTasks;
 
 		private String outcome;
 
@@ -357,7 +357,7 @@ final class ChaosRunner {
 
 		private int tasksMovedCold;
 
-		Leave(String instanceId, LeaveRecord request, Set<String> statefulTasks) {
+		Leave(String instanceId, LeaveRecord request, Set<TaskId> statefulTasks) {
 			this.instanceId = instanceId;
 			this.request = request;
 			this.statefulTasks = statefulTasks;

@@ -3,12 +3,14 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
@@ -24,6 +26,10 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.member.TaskRole;
 import io.github.incrementalrebalance.member.TaskState;
+import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.streams.processor.TaskId;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -235,6 +241,7 @@ public class RebalanceEndpoint {
 			.sorted(Comparator.comparing(LeaveRecord::instanceId))
 			.toList();
 		List<PlanRecord> plans = runtime.controlView().plans();
+		List<PlanView> members = plans.stream().map(PlanView::of).toList();
 		List<ProgressRecord> progress = runtime.controlView().progress();
 		List<LearnerView> learners = progress.stream()
 			.flatMap((record) -> record.learners().stream().map((learner) -> LearnerView.of(record, learner)))
@@ -245,7 +252,7 @@ public class RebalanceEndpoint {
 			.toList();
 		return new Group(runtime.applicationId(), epoch.map(PlanEpoch::leader).orElse(null),
 				epoch.map(PlanEpoch::generation).orElse(null), epoch.map(PlanEpoch::at).orElse(null),
-				epoch.map(PlanEpoch::summary).orElse(null), plans, learners, drains, left);
+				epoch.map(PlanEpoch::summary).orElse(null), members, learners, drains, left);
 	}
 
 	/**
@@ -342,8 +349,42 @@ public class RebalanceEndpoint {
 	 * @param left members that left lately, with how their leave ended
 	 */
 	public record Group(String applicationId, @Nullable String leader, @Nullable Integer generation,
-			@Nullable Instant planAt, @Nullable String decision, List<PlanRecord> members, List<LearnerView> learners,
+			@Nullable Instant planAt, @Nullable String decision, List<PlanView> members, List<LearnerView> learners,
 			List<DrainView> drains, List<LeaveRecord> left) {
+	}
+
+	/**
+	 * The plan of one member start.
+	 * @param instanceId the member
+	 * @param incarnation its start
+	 * @param generation the group generation the plan was adopted in
+	 * @param active the tasks it runs
+	 * @param learning its learners: task to lag when planned
+	 * @param ready its learners that were ready when planned
+	 * @param beingLearned the tasks it runs while their learners warm up elsewhere
+	 * @param standby its standby replicas
+	 * @param leaving whether it asked to leave
+	 * @param leaveId the leave the plan acts on
+	 * @param handOver why it should leave the group now, if it should
+	 * @param mode the rebalancing mode it runs
+	 */
+	public record PlanView(String instanceId, String incarnation, int generation, List<String> active,
+			Map<String, Long> learning, List<String> ready, List<String> beingLearned, List<String> standby,
+			boolean leaving, @Nullable String leaveId, @Nullable HandOverReason handOver, RebalancingMode mode) {
+
+		static PlanView of(PlanRecord record) {
+			MemberPlan plan = record.plan();
+			Map<String, Long> learning = new TreeMap<>();
+			plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
+			return new PlanView(plan.instanceId(), plan.incarnation(), record.generation(), names(plan.active()),
+					learning, names(plan.readyLearners()), names(plan.beingLearned()), names(plan.standby()),
+					plan.leaving(), plan.leaveId().orElse(null), plan.handOver().orElse(null), plan.mode());
+		}
+
+		private static List<String> names(Collection<TaskId> tasks) {
+			return tasks.stream().map(TaskId::toString).toList();
+		}
+
 	}
 
 	/**

@@ -130,7 +130,16 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(members.body()).contains("\"instanceId\":\"a\"").contains("\"state\":\"STABLE\"");
 			await().atMost(Duration.ofSeconds(30)).until(() -> get(a, "/actuator/rebalance/tasks").body()
 				.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
-			assertThat(get(a, "/actuator/rebalance/group").body()).contains("\"instanceId\":\"a\"");
+			assertThat(group(a).path("members")).as("the plan of each member start, tasks by id")
+				.anySatisfy((plan) -> {
+					assertThat(plan.path("instanceId").asText()).isEqualTo("a");
+					assertThat(plan.path("generation").isInt()).isTrue();
+					assertThat(plan.path("active")).isNotEmpty()
+						.allSatisfy((task) -> assertThat(task.asText()).matches("\\d+_\\d+"));
+					assertThat(plan.path("learning").isObject()).isTrue();
+					assertThat(plan.path("leaving").asBoolean()).isFalse();
+					assertThat(plan.path("mode").asText()).isEqualTo("INCREMENTAL");
+				});
 
 			assertThat(post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
 			HttpResponse<String> bad = post(a, "{\"timeout\":\"soon\"}");
@@ -352,7 +361,7 @@ class RebalanceEndpointIntegrationTests {
 
 			MemberRuntime ofA = a.getBean(MemberRuntimes.class).all().get(0);
 			await("the group settled: no learner left").atMost(Duration.ofMinutes(1))
-				.until(() -> ofA.controlView().plans().stream().allMatch((plan) -> plan.learning().isEmpty()));
+				.until(() -> ofA.controlView().plans().stream().allMatch((plan) -> plan.plan().learning().isEmpty()));
 			Set<TaskId> held = activeTasks(b);
 			int generationBefore = ofA.controlView().planEpoch().orElseThrow().generation();
 			factoryBean.stop();

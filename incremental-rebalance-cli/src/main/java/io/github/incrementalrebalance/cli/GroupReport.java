@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +19,8 @@ import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.control.ProgressRecord;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * The group as the control topic shows it at one moment: the last plan, each member with its learners' progress and
@@ -43,7 +46,7 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 		Map<String, ProgressRecord> progressOf = new HashMap<>();
 		progress.forEach((record) -> progressOf.put(record.key(), record));
 		List<Member> members = new ArrayList<>();
-		for (PlanRecord member : plans) {
+		for (MemberPlan member : plans.stream().map(PlanRecord::plan).toList()) {
 			Optional<LeaveRecord> leave = Optional.ofNullable(leaves.get(member.instanceId()))
 				.filter((record) -> record.incarnation().equals(member.incarnation()));
 			Optional<ProgressRecord> learners = Optional
@@ -108,16 +111,16 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 			List<Learner> learning, List<String> standby, Double drainEtaSeconds, Integer learnersReady,
 			Integer tasksHandedOver) {
 
-		static Member of(PlanRecord plan, Optional<LeaveRecord> leave, Optional<ProgressRecord> progress,
+		static Member of(MemberPlan plan, Optional<LeaveRecord> leave, Optional<ProgressRecord> progress,
 				Optional<DrainProgress> drain, Instant now) {
 			String state = plan.handOver().map((reason) -> "HAND_OVER " + reason)
 				.orElse((plan.leaving() || leave.filter(LeaveRecord::pending).isPresent()) ? "LEAVING" : "STABLE");
 			List<Learner> learning = new ArrayList<>();
-			plan.learning().forEach((task, plannedLag) -> learning.add(Learner.of(task, plannedLag,
-					plan.ready().contains(task), progress, now)));
+			plan.learning().values().forEach((planned) -> learning.add(Learner.of(planned.task().toString(),
+					planned.lag(), planned.ready(), progress, now)));
 			learning.sort(Comparator.comparing(Learner::task));
 			return new Member(plan.instanceId(), plan.incarnation(), plan.mode().name().toLowerCase(Locale.ROOT), state,
-					plan.active(), learning, plan.standby(),
+					names(plan.active()), learning, names(plan.standby()),
 					drain.flatMap(DrainProgress::eta).map((eta) -> secondsUntil(eta, now)).orElse(null),
 					drain.map(DrainProgress::learnersReady).orElse(null), drain.map((d) -> d.tasks().size()).orElse(null));
 		}
@@ -186,6 +189,10 @@ record GroupReport(String at, String applicationId, Plan plan, List<Member> memb
 					leave.source(), ended.outcome(), ended.reason(), ended.tasksMovedCold());
 		}
 
+	}
+
+	private static List<String> names(Collection<TaskId> tasks) {
+		return tasks.stream().map(TaskId::toString).toList();
 	}
 
 	private static double secondsUntil(Instant when, Instant now) {

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.assignor;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -10,6 +11,7 @@ import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
 
 /**
@@ -24,16 +26,18 @@ final class AssignmentWriter {
 
 	static TaskAssignment write(Plan plan) {
 		List<KafkaStreamsAssignment> assignments = new ArrayList<>();
-		Optional<MemberPlan> followUpHolder = plan.members().stream()
-			.filter((member) -> !member.leaving())
+		Optional<ProcessId> followUpHolder = plan.members().entrySet().stream()
+			.filter((member) -> !member.getValue().leaving())
+			.map(Map.Entry::getKey)
 			.findFirst()
-			.or(() -> plan.members().stream().findFirst());
-		for (MemberPlan member : plan.members()) {
+			.or(() -> plan.members().keySet().stream().findFirst());
+		for (Map.Entry<ProcessId, MemberPlan> entry : plan.members().entrySet()) {
+			MemberPlan member = entry.getValue();
 			Set<AssignedTask> tasks = new HashSet<>();
 			member.active().forEach((task) -> tasks.add(new AssignedTask(task, AssignedTask.Type.ACTIVE)));
 			member.standbyTasks().forEach((task) -> tasks.add(new AssignedTask(task, AssignedTask.Type.STANDBY)));
-			KafkaStreamsAssignment assignment = KafkaStreamsAssignment.of(member.processId(), tasks);
-			if (plan.followUp().isPresent() && followUpHolder.get() == member) {
+			KafkaStreamsAssignment assignment = KafkaStreamsAssignment.of(entry.getKey(), tasks);
+			if (plan.followUp().isPresent() && followUpHolder.get().equals(entry.getKey())) {
 				assignment = assignment.withFollowupRebalance(plan.followUp().get());
 			}
 			assignments.add(assignment);

@@ -5,18 +5,26 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.Learner;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.streams.errors.TaskIdFormatException;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot
@@ -70,15 +78,16 @@ public final class ControlCodec {
 				how.put("tasksMovedCold", ended.tasksMovedCold());
 			});
 		}
-		else if (record instanceof PlanRecord plan) {
+		else if (record instanceof PlanRecord planRecord) {
+			MemberPlan plan = planRecord.plan();
 			node.put("incarnation", plan.incarnation());
-			node.put("generation", plan.generation());
-			strings(node.putArray("active"), plan.active());
+			node.put("generation", planRecord.generation());
+			tasks(node.putArray("active"), plan.active());
 			ObjectNode learning = node.putObject("learning");
-			plan.learning().forEach(learning::put);
-			strings(node.putArray("ready"), plan.ready());
-			strings(node.putArray("beingLearned"), plan.beingLearned());
-			strings(node.putArray("standby"), plan.standby());
+			plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
+			tasks(node.putArray("ready"), plan.readyLearners());
+			tasks(node.putArray("beingLearned"), plan.beingLearned());
+			tasks(node.putArray("standby"), plan.standby());
 			node.put("leaving", plan.leaving());
 			plan.leaveId().ifPresent((leaveId) -> node.put("leave", leaveId));
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
@@ -177,18 +186,21 @@ public final class ControlCodec {
 		if (plan) {
 			String start = key.substring(PlanRecord.KEY_PREFIX.length());
 			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
-			Map<String, Long> learning = new TreeMap<>();
+			Set<TaskId> ready = tasks(key, node, "ready");
+			SortedMap<TaskId, Learner> learning = new TreeMap<>();
 			JsonNode learners = node.get("learning");
 			if (learners != null && learners.isObject()) {
-				learners.fields().forEachRemaining((entry) -> learning.put(entry.getKey(), entry.getValue().asLong()));
+				learners.fields().forEachRemaining((entry) -> {
+					TaskId task = task(key, "learning", entry.getKey());
+					learning.put(task, new Learner(task, entry.getValue().asLong(), ready.contains(task)));
+				});
 			}
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
 				.map((name) -> handOverReason(key, name));
-			return Optional.of(new PlanRecord(instanceId, requiredText(key, node, "incarnation"),
-					generation(key, node, version), strings(node, "active"),
-					learning, strings(node, "ready"), strings(node, "beingLearned"), strings(node, "standby"),
-					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver,
-					mode(key, node)));
+			MemberPlan memberPlan = new MemberPlan(instanceId, requiredText(key, node, "incarnation"),
+					tasks(key, node, "active"), learning, tasks(key, node, "beingLearned"), tasks(key, node, "standby"),
+					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver, mode(key, node));
+			return Optional.of(new PlanRecord(memberPlan, generation(key, node, version)));
 		}
 		Instant at = Instant.ofEpochMilli(requiredLong(key, node, (version == 1) ? "epoch" : "at"));
 		int replaces = (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "replaces").intValue();
@@ -263,6 +275,26 @@ public final class ControlCodec {
 
 	private static void strings(ArrayNode array, List<String> values) {
 		values.forEach(array::add);
+	}
+
+	private static void tasks(ArrayNode array, Collection<TaskId> tasks) {
+		tasks.forEach((task) -> array.add(task.toString()));
+	}
+
+	private static SortedSet<TaskId> tasks(String key, JsonNode node, String field) {
+		SortedSet<TaskId> tasks = new TreeSet<>();
+		strings(node, field).forEach((task) -> tasks.add(task(key, field, task)));
+		return tasks;
+	}
+
+	private static TaskId task(String key, String field, String task) {
+		try {
+			return TaskId.parse(task);
+		}
+		catch (TaskIdFormatException ex) {
+			throw new MalformedControlRecordException("value of '" + key + "' has '" + task + "' in '" + field
+					+ "', which is not a task id (expected <subtopology>_<partition>, e.g. 0_3)");
+		}
 	}
 
 	private static List<String> strings(JsonNode node, String field) {

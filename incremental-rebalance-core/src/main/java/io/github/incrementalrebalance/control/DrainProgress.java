@@ -10,6 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.planner.Learner;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * A leaving member's hand-over as the control topic shows it: the tasks it hands over, how many of their learners are
@@ -62,21 +65,25 @@ public record DrainProgress(String instanceId, String incarnation, List<String> 
 		Map<String, Learning> learnerOf = new HashMap<>();
 		Map<String, ProgressRecord> progressOf = new HashMap<>();
 		progress.forEach((record) -> progressOf.put(record.key(), record));
-		for (PlanRecord plan : plans) {
+		for (PlanRecord planRecord : plans) {
+			MemberPlan plan = planRecord.plan();
 			ProgressRecord record = progressOf.get(ProgressRecord.keyOf(plan.instanceId(), plan.incarnation()));
-			for (String task : plan.learning().keySet()) {
+			for (Learner planned : plan.learning().values()) {
+				String task = planned.task().toString();
 				Optional<LearnerProgress> learner = Optional.ofNullable(record)
 					.flatMap((r) -> r.learners().stream().filter((l) -> l.task().equals(task)).findFirst());
-				learnerOf.put(task, new Learning(task, plan.ready().contains(task), Optional.ofNullable(record)
+				learnerOf.put(task, new Learning(task, planned.ready(), Optional.ofNullable(record)
 					.map(ProgressRecord::at).orElse(now), learner));
 			}
 		}
 		List<DrainProgress> drains = new ArrayList<>();
-		for (PlanRecord plan : plans) {
+		for (PlanRecord planRecord : plans) {
+			MemberPlan plan = planRecord.plan();
 			if (!plan.leaving()) {
 				continue;
 			}
-			List<Learning> learners = plan.beingLearned().stream()
+			List<String> tasks = plan.beingLearned().stream().map(TaskId::toString).toList();
+			List<Learning> learners = tasks.stream()
 				.map((task) -> learnerOf.getOrDefault(task, new Learning(task, false, now, Optional.empty())))
 				.toList();
 			int ready = (int) learners.stream().filter(Learning::ready).count();
@@ -87,7 +94,7 @@ public record DrainProgress(String instanceId, String incarnation, List<String> 
 			Optional<Instant> deadline = Optional.ofNullable(leaves.get(plan.instanceId()))
 				.filter((leave) -> leave.incarnation().equals(plan.incarnation()) && leave.pending())
 				.flatMap(LeaveRecord::deadline);
-			drains.add(new DrainProgress(plan.instanceId(), plan.incarnation(), plan.beingLearned(), ready,
+			drains.add(new DrainProgress(plan.instanceId(), plan.incarnation(), tasks, ready,
 					slowest.map(Learning::task), readyAt, deadline));
 		}
 		return drains;

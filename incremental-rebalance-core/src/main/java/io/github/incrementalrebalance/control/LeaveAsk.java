@@ -35,7 +35,7 @@ public record LeaveAsk(String instanceId, Optional<String> incarnation, Optional
 	public static List<LeaveAsk> decide(List<PlanRecord> plans, Optional<PlanEpoch> epoch,
 			Collection<String> instanceIds, boolean force) {
 		boolean noneWouldStay = epoch.isPresent() && plans.stream()
-			.noneMatch((plan) -> !plan.leaving() && !instanceIds.contains(plan.instanceId()));
+			.noneMatch((plan) -> !plan.plan().leaving() && !instanceIds.contains(plan.instanceId()));
 		List<String> shared = epoch.map(PlanEpoch::duplicateInstanceIds).orElse(List.of());
 		List<LeaveAsk> decisions = new ArrayList<>();
 		for (String instanceId : instanceIds) {

@@ -90,8 +90,8 @@ public final class PlanPublisher implements PlanListener {
 		List<ControlRecord> records = new ArrayList<>();
 		Set<String> keys = new HashSet<>();
 		Set<String> progressKeys = new HashSet<>();
-		for (MemberPlan member : plan.members()) {
-			PlanRecord record = PlanRecord.of(member, generation);
+		for (MemberPlan member : plan.members().values()) {
+			PlanRecord record = new PlanRecord(member, generation);
 			records.add(record);
 			keys.add(record.key());
 			progressKeys.add(ProgressRecord.keyOf(member.instanceId(), member.incarnation()));
@@ -105,7 +105,7 @@ public final class PlanPublisher implements PlanListener {
 		// in it
 		this.reader.planKeys().stream().filter((key) -> !keys.contains(key)).forEach(tombstones::add);
 		this.reader.progressKeys().stream().filter((key) -> !progressKeys.contains(key)).forEach(tombstones::add);
-		Set<String> members = plan.members().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
+		Set<String> members = plan.members().values().stream().map(MemberPlan::instanceId).collect(Collectors.toSet());
 		this.reader.rejoinRequests().values().stream()
 			.filter((rejoin) -> !members.contains(rejoin.instanceId()))
 			.map(RejoinRequest::key)
@@ -118,7 +118,7 @@ public final class PlanPublisher implements PlanListener {
 	 */
 	private void warnOfStaleLeaves(Plan plan) {
 		Map<String, String> incarnations = new HashMap<>();
-		plan.members().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
+		plan.members().values().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
 		for (LeaveRecord leave : this.reader.leaveRecords().values()) {
 			if (!leave.pending()) {
 				continue;
@@ -139,7 +139,7 @@ public final class PlanPublisher implements PlanListener {
 	 * clock, and a drain of a large state may rightly take longer); a leader that takes over counts anew.
 	 */
 	private List<String> leavesOfLongGoneMembers(Plan plan, Instant now) {
-		Set<String> present = plan.members().stream()
+		Set<String> present = plan.members().values().stream()
 			.map((member) -> startOf(member.instanceId(), member.incarnation()))
 			.collect(Collectors.toSet());
 		Map<String, LeaveRecord> leaves = this.reader.leaveRecords();

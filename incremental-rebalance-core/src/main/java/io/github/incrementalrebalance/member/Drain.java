@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
@@ -251,7 +252,8 @@ final class Drain {
 			return;
 		}
 		Instant now = this.clock.instant();
-		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
+		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
+			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));
 		if (plan.isPresent()) {
 			this.confirmed = true;

@@ -11,7 +11,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.PlanRecord;
@@ -71,8 +70,7 @@ final class LearnerProgressReporter {
 	 * @param lags reads the local lags (a call to the cluster), only when a sample is due
 	 */
 	void check(Optional<PlanRecord> plan, Supplier<Map<TaskId, Long>> lags) {
-		Set<TaskId> learners = plan.map((p) -> p.learning().keySet().stream().map(TaskId::parse)
-			.collect(Collectors.toSet())).orElse(Set.of());
+		Set<TaskId> learners = plan.map((p) -> p.plan().learning().keySet()).orElse(Set.of());
 		if (learners.isEmpty()) {
 			if (this.published) {
 				this.published = false;

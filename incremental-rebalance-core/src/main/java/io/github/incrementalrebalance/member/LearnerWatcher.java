@@ -65,15 +65,16 @@ final class LearnerWatcher {
 
 	void check() {
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
-		if (plan.isEmpty() || plan.get().learning().isEmpty() || this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
+		if (plan.isEmpty() || plan.get().plan().learning().isEmpty()
+				|| this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
 			return;
 		}
 		Instant now = this.clock.instant();
 		if (now.isBefore(this.lastTrigger.plus(this.spacing))) {
 			return;
 		}
-		Set<TaskId> learners = plan.get().learning().keySet().stream().map(TaskId::parse).collect(Collectors.toSet());
-		Set<TaskId> readyInPlan = plan.get().ready().stream().map(TaskId::parse).collect(Collectors.toSet());
+		Set<TaskId> learners = plan.get().plan().learning().keySet();
+		Set<TaskId> readyInPlan = plan.get().plan().readyLearners();
 		if (readyInPlan.containsAll(learners)) {
 			return;
 		}

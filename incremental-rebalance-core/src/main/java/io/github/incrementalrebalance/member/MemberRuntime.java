@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +31,7 @@ import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlClients;
@@ -704,7 +706,7 @@ public final class MemberRuntime implements AutoCloseable {
 		}
 		return this.reader.plans().stream()
 			.filter((plan) -> !plan.instanceId().equals(this.identity.instanceId()))
-			.noneMatch((plan) -> !plan.leaving());
+			.noneMatch((plan) -> !plan.plan().leaving());
 	}
 
 	private int statefulActiveTasks() {
@@ -733,9 +735,10 @@ public final class MemberRuntime implements AutoCloseable {
 		if (this.streams == null || recentLags == null) {
 			return List.of();
 		}
-		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
-		Set<String> beingLearned = plan.map((p) -> Set.copyOf(p.beingLearned())).orElse(Set.of());
-		Set<String> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
+		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
+			.map(PlanRecord::plan);
+		Set<TaskId> beingLearned = plan.map(MemberPlan::beingLearned).orElse(Collections.emptySortedSet());
+		Set<TaskId> learning = plan.map((p) -> p.learning().keySet()).orElse(Set.of());
 		long acceptableLag = acceptableRecoveryLag();
 		Set<ThreadMetadata> threads = this.streams.metadataForLocalThreads();
 		// each lag read is a ListOffsets call to the cluster: only when there are standbys to report, and shared with
@@ -747,13 +750,13 @@ public final class MemberRuntime implements AutoCloseable {
 			for (TaskMetadata active : thread.activeTasks()) {
 				TaskId task = active.taskId();
 				tasks.add(new TaskState(task,
-						beingLearned.contains(task.toString()) ? TaskRole.BEING_LEARNED : TaskRole.ACTIVE,
+						beingLearned.contains(task) ? TaskRole.BEING_LEARNED : TaskRole.ACTIVE,
 						this.storeTasks.storesOf(task), OptionalLong.empty(), false));
 			}
 			for (TaskMetadata standby : thread.standbyTasks()) {
 				TaskId task = standby.taskId();
 				OptionalLong lag = lags.containsKey(task) ? OptionalLong.of(lags.get(task)) : OptionalLong.empty();
-				boolean learner = learning.contains(task.toString());
+				boolean learner = learning.contains(task);
 				tasks.add(new TaskState(task, learner ? TaskRole.LEARNING : TaskRole.STANDBY,
 						this.storeTasks.storesOf(task), lag,
 						learner && lag.isPresent() && lag.getAsLong() <= acceptableLag));

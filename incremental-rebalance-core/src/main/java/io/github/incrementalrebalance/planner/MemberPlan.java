@@ -9,12 +9,12 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.processor.assignment.ProcessId;
 
 /**
- * What one member does after this round.
+ * What one start of a member does after this round. The leader's planner makes it, the control topic carries it to
+ * every member (as a {@code PlanRecord}, with the generation it was adopted in), and the member, the endpoint and the
+ * command line read it back: one type from the decision to what people see.
  *
- * @param processId Kafka's id of the member
  * @param instanceId its instance id
  * @param incarnation which start of the instance the plan is for
  * @param active tasks it runs
@@ -22,16 +22,16 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param beingLearned tasks it runs while their learner warms up elsewhere
  * @param standby standby replicas it keeps ({@code num.standby.replicas}), learners excluded
  * @param leaving whether it asked to leave
- * @param leaveId the identity of the leave request this plan acts on, when leaving
+ * @param leaveId the identity of the leave request this plan acts on, when leaving (empty in plans written by
+ * version 1, which did not echo it)
  * @param handOver set when it should leave the group now
  * @param mode the rebalancing mode it runs, as its client tags say
  */
-public record MemberPlan(ProcessId processId, String instanceId, String incarnation, SortedSet<TaskId> active,
+public record MemberPlan(String instanceId, String incarnation, SortedSet<TaskId> active,
 		SortedMap<TaskId, Learner> learning, SortedSet<TaskId> beingLearned, SortedSet<TaskId> standby,
 		boolean leaving, Optional<String> leaveId, Optional<HandOverReason> handOver, RebalancingMode mode) {
 
 	public MemberPlan {
-		Objects.requireNonNull(processId, "processId");
 		Objects.requireNonNull(instanceId, "instanceId");
 		Objects.requireNonNull(incarnation, "incarnation");
 		Objects.requireNonNull(leaveId, "leaveId");
@@ -51,6 +51,26 @@ public record MemberPlan(ProcessId processId, String instanceId, String incarnat
 		SortedSet<TaskId> tasks = new TreeSet<>(this.standby);
 		tasks.addAll(this.learning.keySet());
 		return Collections.unmodifiableSortedSet(tasks);
+	}
+
+	/**
+	 * The learners that were ready when planned.
+	 * @return their tasks
+	 */
+	public SortedSet<TaskId> readyLearners() {
+		SortedSet<TaskId> ready = new TreeSet<>();
+		this.learning.values().stream().filter(Learner::ready).forEach((learner) -> ready.add(learner.task()));
+		return Collections.unmodifiableSortedSet(ready);
+	}
+
+	/**
+	 * Whether this plan acts on a leave request: the one named, or, in a plan written without the echo (version 1),
+	 * any leave of the member.
+	 * @param leaveId the request
+	 * @return true when the leader acted on it
+	 */
+	public boolean actsOn(String leaveId) {
+		return this.leaving && this.leaveId.map(leaveId::equals).orElse(true);
 	}
 
 }

@@ -6,16 +6,19 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
 
 /**
  * The outcome of one assignment: what every member does, which tasks moved, which wanted moves wait and why, and
  * when the group should rebalance again.
  *
- * @param members every member of the group, in process id order
+ * @param members every member of the group, by Kafka's id of it, in that order
  * @param moves tasks given to a new owner this round
  * @param waiting moves wanted but not made
  * @param followUp when a member should trigger the next rebalance, if one is needed
@@ -27,12 +30,12 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param placementCost the placement policy's cost of the active tasks where they run after this round (the
  * cross-rack traffic cost with rack-aware assignment)
  */
-public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
+public record Plan(SortedMap<ProcessId, MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
 		boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds, Set<TaskId> outsidePolicy,
 		long placementCost) {
 
 	public Plan {
-		members = List.copyOf(members);
+		members = Collections.unmodifiableSortedMap(new TreeMap<>(members));
 		outsidePolicy = Collections.unmodifiableSortedSet(new TreeSet<>(outsidePolicy));
 		duplicateInstanceIds = Set.copyOf(duplicateInstanceIds);
 		moves = List.copyOf(moves);
@@ -46,7 +49,7 @@ public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove>
 	 * @return its plan
 	 */
 	public Optional<MemberPlan> member(String instanceId) {
-		return this.members.stream().filter((member) -> member.instanceId().equals(instanceId)).findFirst();
+		return this.members.values().stream().filter((member) -> member.instanceId().equals(instanceId)).findFirst();
 	}
 
 	/**
@@ -57,14 +60,14 @@ public record Plan(List<MemberPlan> members, List<Move> moves, List<WaitingMove>
 	public String explain(Instant now) {
 		StringBuilder line = new StringBuilder();
 		line.append("moved ").append(this.moves.isEmpty() ? "none" : this.moves.toString());
-		String learners = this.members.stream()
+		String learners = this.members.values().stream()
 			.flatMap((member) -> member.learning().values().stream()
 				.map((learner) -> learner.task() + "@" + member.instanceId() + (learner.ready() ? " ready"
 						: " lag " + learner.lag())))
 			.collect(Collectors.joining(", "));
 		line.append("; learners ").append(learners.isEmpty() ? "none" : "[" + learners + "]");
 		line.append("; waiting ").append(this.waiting.isEmpty() ? "none" : this.waiting.toString());
-		String leaving = this.members.stream()
+		String leaving = this.members.values().stream()
 			.filter(MemberPlan::leaving)
 			.map((member) -> member.instanceId()
 					+ member.handOver().map((reason) -> " hand-over (" + reason.name().toLowerCase().replace('_', ' ')

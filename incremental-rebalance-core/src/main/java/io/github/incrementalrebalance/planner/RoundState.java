@@ -385,13 +385,13 @@ final class RoundState {
 				duplicateInstanceIds(), this.outsidePolicy, placementCost());
 	}
 
-	private List<MemberPlan> memberPlans() {
+	private SortedMap<ProcessId, MemberPlan> memberPlans() {
 		Map<ProcessId, SortedSet<TaskId>> activeByMember = byMember(this.active);
 		Map<ProcessId, SortedSet<TaskId>> learnerByMember = byMember(this.learnerAt);
 		Map<ProcessId, SortedSet<TaskId>> standbyByMember = new HashMap<>();
 		this.standbys.forEach((task, holders) -> holders
 			.forEach((holder) -> standbyByMember.computeIfAbsent(holder, (m) -> new TreeSet<>()).add(task)));
-		List<MemberPlan> plans = new ArrayList<>();
+		SortedMap<ProcessId, MemberPlan> plans = new TreeMap<>();
 		for (GroupMember member : this.members.values()) {
 			ProcessId id = member.processId();
 			SortedSet<TaskId> activeTasks = activeByMember.getOrDefault(id, new TreeSet<>());
@@ -404,8 +404,8 @@ final class RoundState {
 				.filter(this.learnerAt::containsKey)
 				.collect(Collectors.toCollection(TreeSet::new));
 			SortedSet<TaskId> standbyTasks = standbyByMember.getOrDefault(id, new TreeSet<>());
-			plans.add(new MemberPlan(id, member.instanceId(), member.incarnation(), activeTasks, learning, beingLearned,
-					standbyTasks, this.leaving.containsKey(id),
+			plans.put(id, new MemberPlan(member.instanceId(), member.incarnation(), activeTasks, learning,
+					beingLearned, standbyTasks, this.leaving.containsKey(id),
 					Optional.ofNullable(this.leaving.get(id)).map(LeaveRequest::leaveId),
 					Optional.ofNullable(this.handOver.get(id)), member.mode()));
 		}

@@ -129,7 +129,7 @@ class LearnerScaleUpIntegrationTests {
 	 */
 	private static boolean settled(Plan plan) {
 		return plan.waiting().isEmpty() && plan.moves().stream().allMatch((move) -> move.from().isEmpty())
-				&& plan.members().stream().allMatch((member) -> member.learning().isEmpty());
+				&& plan.members().values().stream().allMatch((member) -> member.learning().isEmpty());
 	}
 
 	private static int indexOf(List<Plan> plans, Predicate<Plan> test) {

@@ -4,11 +4,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.Learner;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,20 +54,24 @@ class ControlCodecTests {
 	void planOfVersionOneActsOnAnyLeaveOfTheMemberAndAnEchoOnlyOnItsOwn() {
 		byte[] v1 = "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"leaving\":true}".getBytes(StandardCharsets.UTF_8);
 		PlanRecord legacy = (PlanRecord) ControlCodec.decode("plan/pod-7", v1).orElseThrow();
-		assertThat(legacy.leaveId()).isEmpty();
+		assertThat(legacy.plan().leaveId()).isEmpty();
 		assertThat(legacy.generation()).isEqualTo(PlanEpoch.UNKNOWN_GENERATION);
-		assertThat(legacy.actsOn("any")).isTrue();
-		PlanRecord echoing = new PlanRecord("pod-7", "a", 2, List.of(), Map.of(), List.of(), List.of(), List.of(), true,
-				Optional.of("l1"), Optional.empty(), RebalancingMode.INCREMENTAL);
+		assertThat(legacy.plan().actsOn("any")).isTrue();
+		MemberPlan echoing = MemberPlanBuilder.plan("pod-7", "a").leaving(Optional.of("l1")).build();
 		assertThat(echoing.actsOn("l1")).isTrue();
 		assertThat(echoing.actsOn("l2")).as("a plan for an earlier leave of the member").isFalse();
 	}
 
 	@Test
 	void planRecordAndEpochRoundTrip() {
-		PlanRecord plan = new PlanRecord("pod-7", "k3j9", 12, List.of("0_1"), Map.of("0_2", 12L, "0_3", 9000L),
-				List.of("0_2"), List.of("0_1"), List.of("0_4"), true, Optional.of("l1"),
-				Optional.of(HandOverReason.LEARNERS_READY), RebalancingMode.INCREMENTAL);
+		PlanRecord plan = MemberPlanBuilder.plan("pod-7", "k3j9")
+			.beingLearned("0_1")
+			.ready("0_2", 12)
+			.learning("0_3", 9000)
+			.standby("0_4")
+			.leaving(Optional.of("l1"))
+			.handOver(Optional.of(HandOverReason.LEARNERS_READY))
+			.record(12);
 		assertThat(plan.key()).as("one key per member start").isEqualTo("plan/pod-7/k3j9");
 		assertThat(roundTrip(plan)).isEqualTo(plan);
 		PlanEpoch epoch = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"));
@@ -72,13 +79,43 @@ class ControlCodecTests {
 	}
 
 	@Test
+	void aPlanReadsAsTheTypedPlanItWasWrittenFrom() {
+		String written = "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,\"active\":[\"0_1\",\"1_10\"],"
+				+ "\"learning\":{\"0_2\":12,\"0_3\":9000},\"ready\":[\"0_2\"],\"beingLearned\":[\"1_10\"],"
+				+ "\"standby\":[\"0_4\"],\"leaving\":true,\"leave\":\"l1\",\"handOver\":\"LEARNERS_READY\","
+				+ "\"mode\":\"incremental\"}";
+		PlanRecord read = (PlanRecord) ControlCodec.decode("plan/pod-7/k3j9", written.getBytes(StandardCharsets.UTF_8))
+			.orElseThrow();
+		MemberPlan plan = read.plan();
+		assertThat(plan.active()).as("in task order, not text order").containsExactly(new TaskId(0, 1),
+				new TaskId(1, 10));
+		assertThat(plan.learning().values()).containsExactly(new Learner(new TaskId(0, 2), 12, true),
+				new Learner(new TaskId(0, 3), 9000, false));
+		assertThat(plan.beingLearned()).containsExactly(new TaskId(1, 10));
+		assertThat(plan.standbyTasks()).as("what Kafka gets as standby tasks")
+			.containsExactly(new TaskId(0, 2), new TaskId(0, 3), new TaskId(0, 4));
+		assertThat(plan.actsOn("l1")).isTrue();
+		assertThat(plan.handOver()).contains(HandOverReason.LEARNERS_READY);
+		assertThat(new String(ControlCodec.encodeValue(read), StandardCharsets.UTF_8))
+			.as("written back as it was read").isEqualTo(written);
+	}
+
+	@Test
+	void aPlanNamingSomethingThatIsNotATaskIsMalformed() {
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,\"active\":[\"0-1\"]}",
+				"'0-1' in 'active', which is not a task id (expected <subtopology>_<partition>, e.g. 0_3)");
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,"
+				+ "\"learning\":{\"store\":3}}", "'store' in 'learning', which is not a task id");
+	}
+
+	@Test
 	void planRecordSaysTheMembersModeAndOneThatDoesNotRunsIncremental() {
-		PlanRecord upgrading = new PlanRecord("pod-7", "k3j9", 12, List.of("0_1"), Map.of(), List.of(), List.of(),
-				List.of(), false, Optional.empty(), Optional.empty(), RebalancingMode.UPGRADING);
+		PlanRecord upgrading = MemberPlanBuilder.plan("pod-7", "k3j9").active("0_1").mode(RebalancingMode.UPGRADING)
+			.record(12);
 		assertThat(roundTrip(upgrading)).isEqualTo(upgrading);
 		byte[] withoutMode = "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12}".getBytes(StandardCharsets.UTF_8);
 		assertThat(ControlCodec.decode("plan/pod-7/k3j9", withoutMode)).hasValueSatisfying(
-				(plan) -> assertThat(((PlanRecord) plan).mode()).isEqualTo(RebalancingMode.INCREMENTAL));
+				(plan) -> assertThat(((PlanRecord) plan).plan().mode()).isEqualTo(RebalancingMode.INCREMENTAL));
 		assertMalformed("plan/pod-7/k3j9", "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,\"mode\":\"fast\"}",
 				"unknown mode 'fast' (expected incremental or upgrading)");
 	}

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
-import io.github.incrementalrebalance.planner.RebalancingMode;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -110,11 +110,11 @@ class ControlTopicIntegrationTests {
 							Optional.of(now.truncatedTo(ChronoUnit.MILLIS).plusSeconds(30))));
 
 				writer.publishPlan(List.<ControlRecord>of(
-						new PlanRecord("s3", "inc3", 7, List.of("0_1"), Map.of(), List.of(), List.of("0_1"), List.of(), true,
-								Optional.of(s3.leaveId()), Optional.empty(), RebalancingMode.INCREMENTAL),
+						MemberPlanBuilder.plan("s3", "inc3").beingLearned("0_1").leaving(Optional.of(s3.leaveId()))
+							.record(7),
 						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
 				await().atMost(TIMEOUT).until(() -> reader.plan("s3", "inc3").isPresent());
-				assertThat(reader.plan("s3", "inc3").orElseThrow().beingLearned()).containsExactly("0_1");
+				assertThat(reader.plan("s3", "inc3").orElseThrow().plan().beingLearned()).containsExactly(new TaskId(0, 1));
 				assertThat(reader.plan("s3", "inc2")).as("the plan of another start").isEmpty();
 				assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("s1");
 
@@ -205,15 +205,14 @@ class ControlTopicIntegrationTests {
 					Clock.systemUTC());
 			publish(leader, planOf(member("a", "a1", "0_1"), member("twin", "t1", "0_2"), member("twin", "t2", "0_3")), 8);
 			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(8)));
-			assertThat(reader.plan("twin", "t1").orElseThrow().active()).as("one id, two starts: two plans")
-				.containsExactly("0_2");
-			assertThat(reader.plan("twin", "t2").orElseThrow().active()).containsExactly("0_3");
+			assertThat(reader.plan("twin", "t1").orElseThrow().plan().active()).as("one id, two starts: two plans")
+				.containsExactly(new TaskId(0, 2));
+			assertThat(reader.plan("twin", "t2").orElseThrow().plan().active()).containsExactly(new TaskId(0, 3));
 
 			try (LogCapture log = LogCapture.of(ControlTopicReader.class)) {
 				// a former leader's plan of generation 7 arrives late; its clock is a minute ahead
 				writer.publishPlan(List.of(
-						new PlanRecord("a", "a1", 7, List.of("0_9"), Map.of(), List.of(), List.of(), List.of(), false,
-								Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL),
+						MemberPlanBuilder.plan("a", "a1").active("0_9").record(7),
 						new PlanEpoch(7, 6, "former", Instant.now().plusSeconds(60), "moved 0_9", List.of())),
 						List.of());
 				await().atMost(TIMEOUT).until(() -> !log.messages(Level.WARN).isEmpty());
@@ -222,7 +221,7 @@ class ControlTopicIntegrationTests {
 					.contains("the plan of generation 8 by leader replaced it");
 			}
 			assertThat(reader.planEpoch().orElseThrow().leader()).isEqualTo("leader");
-			assertThat(reader.plan("a", "a1").orElseThrow().active()).containsExactly("0_1");
+			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 1));
 
 			publish(leader, planOf(member("a", "a1", "0_1", "0_3"), member("twin", "t1", "0_2")), 9);
 			await("the plan of a start no longer in the group removed").atMost(TIMEOUT)
@@ -267,16 +266,15 @@ class ControlTopicIntegrationTests {
 	}
 
 	private static MemberPlan member(String instanceId, String incarnation, String... active) {
-		TreeSet<TaskId> tasks = new TreeSet<>();
-		for (String task : active) {
-			tasks.add(TaskId.parse(task));
-		}
-		return new MemberPlan(new ProcessId(UUID.randomUUID()), instanceId, incarnation, tasks,
-				new TreeMap<>(), new TreeSet<>(), new TreeSet<>(), false, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
+		return MemberPlanBuilder.plan(instanceId, incarnation).active(active).build();
 	}
 
 	private static Plan planOf(MemberPlan... members) {
-		return new Plan(List.of(members), List.of(), List.of(), Optional.empty(), false, false, Set.of(), Set.of(), 0);
+		SortedMap<ProcessId, MemberPlan> byProcess = new TreeMap<>();
+		for (MemberPlan member : members) {
+			byProcess.put(new ProcessId(UUID.randomUUID()), member);
+		}
+		return new Plan(byProcess, List.of(), List.of(), Optional.empty(), false, false, Set.of(), Set.of(), 0);
 	}
 
 	private static void writeRaw(String topic, String key, String value) {

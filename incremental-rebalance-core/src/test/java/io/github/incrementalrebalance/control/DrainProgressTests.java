@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,13 +16,12 @@ class DrainProgressTests {
 
 	private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
-	private final PlanRecord leaving = plan("a", List.of("0_0", "0_1"), Map.of(), List.of(), List.of("0_0", "0_1"),
-			true);
+	private final PlanRecord leaving = plan("a").beingLearned("0_0", "0_1").leaving(Optional.empty()).record(7);
 
 	@Test
 	void aDrainEndsWhenItsSlowestLearnerIsReady() {
-		List<PlanRecord> plans = List.of(this.leaving, plan("b", List.of("0_2"), Map.of("0_0", 9_000L), List.of(),
-				List.of(), false), plan("c", List.of("0_3"), Map.of("0_1", 9_000L), List.of(), List.of(), false));
+		List<PlanRecord> plans = List.of(this.leaving, plan("b").active("0_2").learning("0_0", 9_000).record(7),
+				plan("c").active("0_3").learning("0_1", 9_000).record(7));
 		List<ProgressRecord> progress = List.of(progress("b", NOW.minusSeconds(1), learner("0_0", 4_000, 12)),
 				progress("c", NOW, learner("0_1", 8_000, 30)));
 		DrainProgress drain = only(DrainProgress.of(plans, progress, Map.of(), NOW));
@@ -35,8 +34,8 @@ class DrainProgressTests {
 
 	@Test
 	void aDeadlineBeforeTheSlowestLearnerEndsTheDrainFirst() {
-		List<PlanRecord> plans = List.of(this.leaving, plan("b", List.of(), Map.of("0_0", 9_000L, "0_1", 9_000L),
-				List.of("0_0"), List.of(), false));
+		List<PlanRecord> plans = List.of(this.leaving,
+				plan("b").ready("0_0", 9_000).learning("0_1", 9_000).record(7));
 		LeaveRecord leave = LeaveRecord.request("a", "a-1", NOW.minusSeconds(10), Optional.of(Duration.ofSeconds(20)),
 				"test");
 		DrainProgress drain = only(DrainProgress.of(plans, List.of(progress("b", NOW, learner("0_1", 8_000, 60))),
@@ -49,8 +48,8 @@ class DrainProgressTests {
 
 	@Test
 	void aLearnerWithoutAnEtaLeavesTheDrainsEtaUnknownUnlessItHasADeadline() {
-		List<PlanRecord> plans = List.of(this.leaving, plan("b", List.of(), Map.of("0_0", 9_000L, "0_1", 9_000L),
-				List.of(), List.of(), false));
+		List<PlanRecord> plans = List.of(this.leaving,
+				plan("b").learning("0_0", 9_000).learning("0_1", 9_000).record(7));
 		List<ProgressRecord> progress = List.of(progress("b", NOW, learner("0_0", 8_000, 60),
 				new LearnerProgress("0_1", 9_000, 0, false, Optional.empty())));
 		DrainProgress drain = only(DrainProgress.of(plans, progress, Map.of(), NOW));
@@ -62,8 +61,7 @@ class DrainProgressTests {
 
 	@Test
 	void onlyLeavingMembersDrain() {
-		assertThat(DrainProgress.of(List.of(plan("b", List.of("0_0"), Map.of(), List.of(), List.of(), false)),
-				List.of(), Map.of(), NOW)).isEmpty();
+		assertThat(DrainProgress.of(List.of(plan("b").active("0_0").record(7)), List.of(), Map.of(), NOW)).isEmpty();
 	}
 
 	private static DrainProgress only(List<DrainProgress> drains) {
@@ -80,10 +78,8 @@ class DrainProgressTests {
 		return new ProgressRecord(instanceId, instanceId + "-1", at, List.of(learners));
 	}
 
-	private static PlanRecord plan(String instanceId, List<String> active, Map<String, Long> learning,
-			List<String> ready, List<String> beingLearned, boolean leaving) {
-		return new PlanRecord(instanceId, instanceId + "-1", 7, active, learning, ready, beingLearned, List.of(),
-				leaving, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
+	private static MemberPlanBuilder plan(String instanceId) {
+		return MemberPlanBuilder.plan(instanceId, instanceId + "-1");
 	}
 
 }

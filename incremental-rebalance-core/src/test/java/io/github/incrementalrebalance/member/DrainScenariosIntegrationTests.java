@@ -17,6 +17,7 @@ import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.planner.HandOverReason;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -79,8 +80,8 @@ class DrainScenariosIntegrationTests {
 						&& roles.leaver().state() == KafkaStreams.State.RUNNING);
 			assertThat(roles.leaver().runtime().state()).isEqualTo(MemberState.LEAVING);
 			TaskId slowTask = roles.leaver().activeTasks().iterator().next();
-			assertThat(roles.slow().plan().map(PlanRecord::learning)
-				.orElseThrow()).as("the slow learner still warms up").containsKey(slowTask.toString());
+			assertThat(roles.slow().plan().map(MemberPlan::learning)
+				.orElseThrow()).as("the slow learner still warms up").containsKey(slowTask);
 			roles.slowThrottle().release();
 			await("the leaver drained").atMost(Duration.ofMinutes(1))
 				.until(() -> roles.leaver().runtime().state() == MemberState.CLOSED);
@@ -104,7 +105,7 @@ class DrainScenariosIntegrationTests {
 
 			await("the fast learner is ready").atMost(Duration.ofSeconds(30))
 				.until(() -> roles.fast().plan()
-					.map((plan) -> !plan.ready().isEmpty())
+					.map((plan) -> !plan.readyLearners().isEmpty())
 					.orElse(false));
 			assertThat(roles.leaver().activeTasks()).as("conservative: nothing moves before every learner is ready")
 				.isEqualTo(ofLeaver);
@@ -143,12 +144,13 @@ class DrainScenariosIntegrationTests {
 
 			b.runtime().leave(Optional.empty(), "test");
 			await("learners placed").atMost(Duration.ofSeconds(30))
-				.until(() -> b.plan().map(PlanRecord::leaving).orElse(false));
+				.until(() -> b.plan().map(MemberPlan::leaving).orElse(false));
 			assertThat(b.runtime().cancel()).isTrue();
 
 			assertThat(b.runtime().state()).isEqualTo(MemberState.STABLE);
 			await("plan without b leaving and without learners").atMost(Duration.ofSeconds(30))
 				.until(() -> b.runtime().controlView().plans().stream()
+					.map(PlanRecord::plan)
 					.allMatch((plan) -> !plan.leaving() && plan.learning().isEmpty()));
 			assertThat(b.activeTasks()).isEqualTo(ofB);
 		}
@@ -215,7 +217,7 @@ class DrainScenariosIntegrationTests {
 			a.runtime().leave(Optional.empty(), "test", true);
 
 			await("a closed").atMost(Duration.ofSeconds(30)).until(() -> a.runtime().state() == MemberState.CLOSED);
-			assertThat(a.plan().flatMap(PlanRecord::handOver))
+			assertThat(a.plan().flatMap(MemberPlan::handOver))
 				.contains(HandOverReason.NO_OTHER_MEMBER);
 			assertThat(a.runtime().drainOutcome())
 				.contains(DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, PARTITIONS));

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
@@ -287,8 +288,11 @@ class DrainTests {
 	}
 
 	private PlanRecord plan(Optional<String> leaveId, Optional<HandOverReason> handOver) {
-		return new PlanRecord("b", this.identity.incarnation(), this.control.nextGeneration(), List.of("0_1"), Map.of(),
-				List.of(), List.of("0_1"), List.of(), true, leaveId, handOver, RebalancingMode.INCREMENTAL);
+		return MemberPlanBuilder.plan("b", this.identity.incarnation())
+			.beingLearned("0_1")
+			.leaving(leaveId)
+			.handOver(handOver)
+			.record(this.control.nextGeneration());
 	}
 
 	/**

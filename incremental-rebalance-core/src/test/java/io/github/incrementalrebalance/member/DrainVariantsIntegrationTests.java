@@ -3,7 +3,6 @@ package io.github.incrementalrebalance.member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -84,7 +83,7 @@ class DrainVariantsIntegrationTests {
 						.map((plan) -> plan.leaving() && plan.standby().isEmpty())
 						.orElse(false));
 				List<PlanRecord> plans = b.runtime().controlView().plans();
-				assertThat(plans.stream().mapToInt((plan) -> plan.standby().size()).sum())
+				assertThat(plans.stream().mapToInt((plan) -> plan.plan().standby().size()).sum())
 					.as("one standby per task, none on b").isEqualTo(PARTITIONS);
 			}
 			await("b drained and closed").atMost(Duration.ofMinutes(2))

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanEpoch;
-import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
@@ -76,9 +76,9 @@ class LeaderCrashIntegrationTests {
 
 			b.runtime().leave(Optional.empty(), "test");
 			await("the leader planned b's learners").atMost(Duration.ofSeconds(30))
-				.until(() -> b.plan().map(PlanRecord::leaving).orElse(false)
+				.until(() -> b.plan().map(MemberPlan::leaving).orElse(false)
 						&& b.runtime().controlView().plans().stream()
-							.anyMatch((plan) -> !plan.learning().isEmpty()));
+							.anyMatch((plan) -> !plan.plan().learning().isEmpty()));
 			assertThat(b.runtime().state()).as("learners still warm up when the leader dies")
 				.isEqualTo(MemberState.LEAVING);
 			leader.kill();

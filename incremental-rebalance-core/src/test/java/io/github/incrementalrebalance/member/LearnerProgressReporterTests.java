@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.PlanRecord;
@@ -80,8 +81,9 @@ class LearnerProgressReporterTests {
 	}
 
 	private PlanRecord plan(Map<String, Long> learning) {
-		return new PlanRecord("b", this.identity.incarnation(), 3, List.of(), learning, List.of(), List.of(),
-				List.of(), false, Optional.empty(), Optional.empty(), RebalancingMode.INCREMENTAL);
+		MemberPlanBuilder plan = MemberPlanBuilder.plan("b", this.identity.incarnation());
+		learning.forEach(plan::learning);
+		return plan.record(3);
 	}
 
 	private static final class RecordingWriter implements ControlWriter {

@@ -197,7 +197,7 @@ class LearnerPlannerProperties {
 			if (round.revokedOnly()) {
 				continue;
 			}
-			for (MemberPlan member : round.plan().members()) {
+			for (MemberPlan member : round.plan().members().values()) {
 				if (member.handOver().isPresent()) {
 					sim.leavesGroup(member.instanceId());
 					changedSincePrevious = true;
@@ -228,7 +228,7 @@ class LearnerPlannerProperties {
 	 */
 	private static void checkSubtopologiesSpread(RoundSimulator sim, Plan plan) {
 		Map<String, List<TaskId>> stateful = new HashMap<>();
-		plan.members().forEach((member) -> stateful.put(member.instanceId(),
+		plan.members().values().forEach((member) -> stateful.put(member.instanceId(),
 				member.active().stream().filter(sim::isStateful).toList()));
 		int total = stateful.values().stream().mapToInt(List::size).sum();
 		Map<Integer, Long> ofSubtopology = new HashMap<>();
@@ -250,17 +250,17 @@ class LearnerPlannerProperties {
 		assertThat(round.plan()).as("a learner plan, not the fallback").isNotNull();
 		assertThat(sim.assignorStatus().fallbacks()).isZero();
 		Plan plan = round.plan();
-		assertThat(plan.members()).extracting(MemberPlan::instanceId)
+		assertThat(plan.members().values()).extracting(MemberPlan::instanceId)
 			.containsExactlyInAnyOrderElementsOf(before.keySet());
 		Map<TaskId, String> owner = new HashMap<>();
-		for (MemberPlan member : plan.members()) {
+		for (MemberPlan member : plan.members().values()) {
 			for (TaskId task : member.active()) {
 				assertThat(owner.put(task, member.instanceId())).as("second owner of %s", task).isNull();
 			}
 		}
 		assertThat(owner.keySet()).containsExactlyInAnyOrderElementsOf(sim.tasks());
 		int balancingLearners = 0;
-		for (MemberPlan member : plan.members()) {
+		for (MemberPlan member : plan.members().values()) {
 			Set<TaskId> replicas = member.standbyTasks();
 			if (member.leaving()) {
 				assertThat(replicas).as("learners or standbys on leaving %s", member.instanceId()).isEmpty();
@@ -315,10 +315,10 @@ class LearnerPlannerProperties {
 	private static void checkNoLearnerChurn(RoundSimulator sim, Round previous, Round round) {
 		Set<String> tookWarmTask = new HashSet<>();
 		round.plan().moves().forEach((move) -> tookWarmTask.add(move.to()));
-		for (MemberPlan member : previous.plan().members()) {
+		for (MemberPlan member : previous.plan().members().values()) {
 			for (TaskId task : member.learning().keySet()) {
 				String owner = ownerOf(previous.plan(), task);
-				boolean superseded = round.plan().members().stream()
+				boolean superseded = round.plan().members().values().stream()
 					.anyMatch((other) -> other.learning().containsKey(task) && other.learning().get(task).ready()
 							&& !other.instanceId().equals(member.instanceId()));
 				if (!owner.equals(ownerOf(round.plan(), task)) || superseded
@@ -326,7 +326,7 @@ class LearnerPlannerProperties {
 					continue;
 				}
 				long learnerLag = sim.lag(member.instanceId(), task);
-				round.plan().members().stream()
+				round.plan().members().values().stream()
 					.filter((other) -> other.learning().containsKey(task))
 					.filter((other) -> !previous.plan().member(other.instanceId())
 						.map((before) -> before.standbyTasks().contains(task))
@@ -335,7 +335,7 @@ class LearnerPlannerProperties {
 					.forEach((other) -> assertThat(other.instanceId()).as("learner of %s moved", task)
 						.isEqualTo(member.instanceId()));
 				if (round.plan().member(owner).map(MemberPlan::leaving).orElse(false)) {
-					assertThat(round.plan().members()).as("drain learner of %s dropped", task)
+					assertThat(round.plan().members().values()).as("drain learner of %s dropped", task)
 						.anyMatch((m) -> m.learning().containsKey(task));
 				}
 			}
@@ -360,7 +360,7 @@ class LearnerPlannerProperties {
 
 	private static boolean settled(RoundSimulator sim, Round round, Scenario scenario) {
 		Plan plan = round.plan();
-		if (round.revokedOnly() || plan.members().stream().anyMatch(MemberPlan::leaving)) {
+		if (round.revokedOnly() || plan.members().values().stream().anyMatch(MemberPlan::leaving)) {
 			return false;
 		}
 		if (scenario.upgrading.stream().anyMatch(sim.memberNames()::contains)) {
@@ -372,7 +372,7 @@ class LearnerPlannerProperties {
 			return false;
 		}
 		Map<String, SortedSet<TaskId>> actives = new HashMap<>();
-		plan.members().forEach((member) -> actives.put(member.instanceId(), member.active()));
+		plan.members().values().forEach((member) -> actives.put(member.instanceId(), member.active()));
 		return plan.waiting().isEmpty() && learners(plan).isEmpty() && withinTolerance(sim, actives, true, scenario)
 				&& withinTolerance(sim, actives, false, scenario);
 	}
@@ -391,12 +391,12 @@ class LearnerPlannerProperties {
 
 	private static List<TaskId> learners(Plan plan) {
 		List<TaskId> learners = new ArrayList<>();
-		plan.members().forEach((member) -> learners.addAll(member.learning().keySet()));
+		plan.members().values().forEach((member) -> learners.addAll(member.learning().keySet()));
 		return learners;
 	}
 
 	private static String ownerOf(Plan plan, TaskId task) {
-		return plan.members().stream()
+		return plan.members().values().stream()
 			.filter((member) -> member.active().contains(task))
 			.map(MemberPlan::instanceId)
 			.findFirst()
@@ -405,7 +405,7 @@ class LearnerPlannerProperties {
 
 	private static void advanceUntilLearnersReady(RoundSimulator sim, Plan plan) {
 		for (int second = 0; second < 120; second++) {
-			boolean allReady = plan.members().stream()
+			boolean allReady = plan.members().values().stream()
 				.filter((member) -> sim.memberNames().contains(member.instanceId()))
 				.allMatch((member) -> member.learning().keySet().stream()
 					.allMatch((task) -> sim.lag(member.instanceId(), task) <= ACCEPTABLE_LAG));

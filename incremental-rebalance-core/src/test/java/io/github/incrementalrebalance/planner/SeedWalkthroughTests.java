@@ -186,7 +186,7 @@ class SeedWalkthroughTests {
 		Round round = valid(sim.rebalance());
 
 		assertThat(round.plan().mixedModes()).isTrue();
-		assertThat(round.plan().members()).allSatisfy((member) -> assertThat(member.learning()).isEmpty());
+		assertThat(round.plan().members().values()).allSatisfy((member) -> assertThat(member.learning()).isEmpty());
 		assertThat(round.plan().member("S2").orElseThrow().handOver()).contains(HandOverReason.LEARNERS_UNAVAILABLE);
 		assertThat(round.assigned("S2")).as("it keeps its tasks until it leaves").containsExactly(T3, T4);
 		assertThat(round.plan().explain(sim.now())).contains("a member runs mode upgrading: no learners");

@@ -43,9 +43,9 @@ class StandbyPlacementTests {
 
 		assertThat(round.error()).isEqualTo(AssignmentError.NONE);
 		Map<String, String> zones = Map.of("a", "z1", "b", "z1", "c", "z2", "d", "z2");
-		for (MemberPlan member : round.plan().members()) {
+		for (MemberPlan member : round.plan().members().values()) {
 			for (TaskId task : member.standby()) {
-				String owner = round.plan().members().stream()
+				String owner = round.plan().members().values().stream()
 					.filter((m) -> m.active().contains(task))
 					.findFirst()
 					.orElseThrow()
@@ -54,7 +54,7 @@ class StandbyPlacementTests {
 					.isNotEqualTo(zones.get(owner));
 			}
 		}
-		assertThat(round.plan().members().stream().mapToLong((m) -> m.standby().size()).sum()).isEqualTo(4);
+		assertThat(round.plan().members().values().stream().mapToLong((m) -> m.standby().size()).sum()).isEqualTo(4);
 	}
 
 	@Test
@@ -73,7 +73,7 @@ class StandbyPlacementTests {
 		MemberPlan b = leaving.plan().member("b").orElseThrow();
 		assertThat(b.standbyTasks()).isEmpty();
 		for (TaskId task : new TaskId[] { T0, T2 }) {
-			assertThat(leaving.plan().members().stream().filter((m) -> m.standby().contains(task)))
+			assertThat(leaving.plan().members().values().stream().filter((m) -> m.standby().contains(task)))
 				.as("standbys of %s", task)
 				.hasSize(1);
 		}

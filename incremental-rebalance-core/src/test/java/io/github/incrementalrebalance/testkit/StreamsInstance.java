@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.StoreTasks;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KafkaStreams.State;
@@ -68,9 +69,10 @@ public final class StreamsInstance implements AutoCloseable {
 	 * What the current plan says of this member's start, as it reads the control topic.
 	 * @return its plan, if the current plan has one
 	 */
-	public Optional<PlanRecord> plan() {
+	public Optional<MemberPlan> plan() {
 		MemberRuntime member = runtime();
-		return member.controlView().plan(member.identity().instanceId(), member.identity().incarnation());
+		return member.controlView().plan(member.identity().instanceId(), member.identity().incarnation())
+			.map(PlanRecord::plan);
 	}
 
 	public MemberRuntime runtime() {
@@ -116,9 +118,7 @@ public final class StreamsInstance implements AutoCloseable {
 		for (StreamsInstance instance : instances) {
 			boolean quiet = instance.plan()
 				.map((plan) -> plan.learning().isEmpty() && plan.beingLearned().isEmpty()
-						&& Set.copyOf(plan.active()).equals(instance.activeTasks().stream()
-							.map(TaskId::toString)
-							.collect(Collectors.toSet())))
+						&& plan.active().equals(instance.activeTasks()))
 				.orElse(false);
 			if (!quiet) {
 				return false;
