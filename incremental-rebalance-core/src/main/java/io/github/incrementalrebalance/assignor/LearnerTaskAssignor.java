@@ -60,6 +60,8 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	private PlanListener listener = (plan, error) -> {
 	};
 
+	private PreviousPlan previousPlan = List::of;
+
 	private AssignorStatus status = new AssignorStatus();
 
 	private Clock clock = Clock.systemUTC();
@@ -86,6 +88,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		if (configs.get(PlanListener.CONFIG) instanceof PlanListener planListener) {
 			this.listener = planListener;
 		}
+		if (configs.get(PreviousPlan.CONFIG) instanceof PreviousPlan previous) {
+			this.previousPlan = previous;
+		}
 		if (configs.get(AssignorStatus.CONFIG) instanceof AssignorStatus shared) {
 			this.status = shared;
 		}
@@ -110,7 +115,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			Map<TaskId, Long> sizes = (this.config.taskWeight() == TaskWeight.STATE_SIZE)
 					? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
-					sizes);
+					sizes).withLastPlan(this.previousPlan.members());
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());

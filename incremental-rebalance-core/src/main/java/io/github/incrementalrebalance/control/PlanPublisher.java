@@ -10,11 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.assignor.PreviousPlan;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +28,12 @@ import org.slf4j.LoggerFactory;
  * it was computed for ({@link #generationCompleted}), so that it carries that generation: a plan whose rebalance
  * failed is never published, and a late write of a former leader is recognised by its lower generation. Both calls
  * run on the leader's stream thread, so it only hands the records to the writer's thread.
+ * <p>
+ * It also tells the next assignment the plan of the generation this member completed last ({@link PreviousPlan}):
+ * the plan it published itself (the follow-up rebalance of a move comes sooner than its records come back from the
+ * topic), else the one read from the topic, and none when neither is of that generation.
  */
-public final class PlanPublisher implements PlanListener {
+public final class PlanPublisher implements PlanListener, PreviousPlan {
 
 	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
 
@@ -43,6 +50,12 @@ public final class PlanPublisher implements PlanListener {
 
 	/** The plan each stream thread computed as leader, until its consumer completes the generation. */
 	private final ThreadLocal<Plan> computed = new ThreadLocal<>();
+
+	/** The last generation a consumer of this member completed. */
+	private final AtomicInteger completed = new AtomicInteger(PlanEpoch.UNKNOWN_GENERATION);
+
+	/** The last plan this member published, with its generation. */
+	private final AtomicReference<Published> published = new AtomicReference<>();
 
 	private final String leader;
 
@@ -81,11 +94,13 @@ public final class PlanPublisher implements PlanListener {
 	 * @param generation the group generation completed
 	 */
 	public void generationCompleted(int generation) {
+		this.completed.accumulateAndGet(generation, Math::max);
 		Plan plan = this.computed.get();
 		if (plan == null) {
 			return;
 		}
 		this.computed.remove();
+		this.published.set(new Published(generation, List.copyOf(plan.members().values())));
 		Instant at = this.clock.instant();
 		List<ControlRecord> records = new ArrayList<>();
 		Set<String> keys = new HashSet<>();
@@ -111,6 +126,19 @@ public final class PlanPublisher implements PlanListener {
 			.map(RejoinRequest::key)
 			.forEach(tombstones::add);
 		this.writer.publishPlan(records, tombstones);
+	}
+
+	@Override
+	public List<MemberPlan> members() {
+		int generation = this.completed.get();
+		Published own = this.published.get();
+		if (own != null && own.generation() == generation) {
+			return own.members();
+		}
+		if (this.reader.planEpoch().map(PlanEpoch::generation).filter((read) -> read == generation).isPresent()) {
+			return this.reader.plans().stream().map(PlanRecord::plan).toList();
+		}
+		return List.of();
 	}
 
 	/**
@@ -163,6 +191,9 @@ public final class PlanPublisher implements PlanListener {
 	 */
 	private static String startOf(String instanceId, String incarnation) {
 		return instanceId + "/" + incarnation;
+	}
+
+	private record Published(int generation, List<MemberPlan> members) {
 	}
 
 }

@@ -31,6 +31,7 @@ import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.assignor.PreviousPlan;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -264,6 +265,7 @@ public final class MemberRuntime implements AutoCloseable {
 		this.publisher = new PlanPublisher(this.writer, this.reader, this.identity.instanceId(),
 				this.config.leaveRecordRetention(), this.clock);
 		configured.put(PlanListener.CONFIG, this.publisher);
+		configured.put(PreviousPlan.CONFIG, this.publisher);
 		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
 		configured.put(ChangelogSizes.CONFIG, this.changelogSizes);
 		return configured;

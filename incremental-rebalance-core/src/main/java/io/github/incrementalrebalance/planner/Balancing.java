@@ -132,7 +132,8 @@ final class Balancing {
 			.thenComparing(BalanceMove::task);
 		return this.round.active.entrySet().stream()
 			.filter((entry) -> this.round.isStateful(entry.getKey()) && this.round.mayTakeWork(entry.getValue())
-					&& !takers.contains(entry.getValue()) && loads.load(entry.getValue()) > mean)
+					&& !takers.contains(entry.getValue())
+					&& (loads.load(entry.getValue()) > mean || caughtUpElsewhere(entry.getKey(), entry.getValue())))
 			.filter((entry) -> entry.getValue().equals(this.round.runningOwner.get(entry.getKey()))
 					&& !this.round.rules.isDecided(entry.getKey()))
 			.filter((entry) -> this.round.mayTakeWork.stream()
@@ -146,6 +147,15 @@ final class Balancing {
 			.filter((move) -> !this.round.policyApplies
 					|| this.round.costAt(move.task(), move.to()) <= this.round.costAt(move.task(), move.from()))
 			.min(warmestFirst);
+	}
+
+	/**
+	 * Whether another member that may take work is caught up on a task: a ready learner, which balancing moves the
+	 * task to before it places another learner, even off a member below the mean.
+	 */
+	private boolean caughtUpElsewhere(TaskId task, ProcessId owner) {
+		return this.round.mayTakeWork.stream()
+			.anyMatch((member) -> !member.processId().equals(owner) && this.round.caughtUp(member.processId(), task));
 	}
 
 	/**

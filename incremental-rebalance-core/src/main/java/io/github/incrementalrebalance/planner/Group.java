@@ -14,17 +14,19 @@ import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * Everything one assignment is planned from: the members and tasks Kafka reports this round, the leave requests of
- * the control topic, the settings and the leader's clock. Nothing is remembered from earlier rounds: any member may
- * lead the next one.
+ * the control topic, the plan the previous round published, the settings and the leader's clock. The planner keeps
+ * nothing between rounds (any member may lead the next one): what it knows of the previous round is in here.
  *
  * @param members the members, in process id order
  * @param tasks the tasks by id
  * @param leaveRequests the leave requests known to the leader
  * @param settings the settings
  * @param now the leader's clock
+ * @param lastPlan the plan of the previous generation, one per member start, when the leader knows it (it published
+ * it, or read it from the control topic); empty when it does not, and then no orphan's place is known
  */
 public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
-		PlannerSettings settings, Instant now) {
+		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan) {
 
 	public Group {
 		Objects.requireNonNull(settings, "settings");
@@ -32,6 +34,29 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
 		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
 		leaveRequests = List.copyOf(leaveRequests);
+		lastPlan = List.copyOf(lastPlan);
+	}
+
+	/**
+	 * A group whose previous plan is not known.
+	 * @param members the members
+	 * @param tasks the tasks by id
+	 * @param leaveRequests the leave requests
+	 * @param settings the settings
+	 * @param now the leader's clock
+	 */
+	public Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
+			PlannerSettings settings, Instant now) {
+		this(members, tasks, leaveRequests, settings, now, List.of());
+	}
+
+	/**
+	 * This group with the plan the previous generation published.
+	 * @param plan that plan, one per member start
+	 * @return the group
+	 */
+	public Group withLastPlan(List<MemberPlan> plan) {
+		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, plan);
 	}
 
 	/**

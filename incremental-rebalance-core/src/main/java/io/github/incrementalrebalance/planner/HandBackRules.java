@@ -9,11 +9,12 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 /**
  * The rules that keep a task from coming back to the member it just left, all in one place.
  * <p>
- * <b>Why.</b> The planner remembers nothing between rounds, and Kafka's input does not say where a task went in the
- * previous round. In the round after a move the task has no running owner, and both its new owner and its former
- * owner look caught up (the former reports the checkpoint it wrote when the task was revoked), so the orphan goes to
- * the caught-up member with the lower projected load ({@link Orphans}). A move is therefore safe only if its new
- * owner is still the lighter of the two in that next round, whatever else this round does. Hence:
+ * <b>Why.</b> Kafka's input does not say where a task went in the previous round. In the round after a move the task
+ * has no running owner, and both its new owner and its former owner look caught up (the former reports the checkpoint
+ * it wrote when the task was revoked). The previous round's plan says where it went ({@link Group#lastPlan()}), and
+ * the orphan goes there ({@link Orphans}); but a leader does not always know that plan (it took over before reading
+ * it), and then the orphan goes to the caught-up member with the lower projected load. A move is therefore safe only
+ * if its new owner is still the lighter of the two in that next round, whatever else this round does. Hence:
  * <ol>
  * <li>A task's place is decided once per round: no later step moves it again ({@link #decide}).</li>
  * <li>A member given work this round (an orphan, a leaving member's task, a task off a member the policy excludes)
@@ -28,8 +29,9 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * <li>A warm orphan (the second round of a move) moves again by cost only where it is strictly cheaper, never as
  * another task's partner in an exchange ({@link CostPlacement}).</li>
  * </ol>
- * With racks, rule 6 cannot tell a move balancing had to make out of a task's rack from one to undo: placing by cost
- * may bring such a task back. Knowing the previous plan's intent would take reading it from the control topic.
+ * With racks, rule 6 cannot tell a move balancing had to make out of a task's rack from one to undo: without the
+ * previous plan, placing by cost may bring such a task back. With it, an orphan placed where that plan sent it is
+ * decided (rule 1) and no step of the round moves it.
  */
 final class HandBackRules {
 

@@ -10,14 +10,20 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 
 /**
- * The orphan step: tasks nobody runs this round (a member crashed or left, or the second round of a move) go to the
- * most caught-up member: a ready learner first, else the member holding the most state, else the least loaded.
+ * The orphan step: tasks nobody runs this round (a member crashed or left, or the second round of a move) go where
+ * the previous round sent them, else to the most caught-up member: a ready learner first, else the member holding the
+ * most state, else the least loaded.
  * <p>
- * A stateful orphan that a member holds caught up is typically the second round of a move: its former owner holds it
- * caught up (the checkpoint of the revocation), its new owner is caught up too. All such orphans go to a caught-up
- * member, placed against the same loads (those before any of them lands), so the order they are placed in cannot push
- * one onto its former owner (see {@link HandBackRules}). Orphans nobody holds (a new application's tasks, whose empty
- * changelogs make every member look caught up) are spread one by one over the least loaded members.
+ * An orphan is typically the second round of a move: Kafka revokes a task from its owner in one round and gives it to
+ * its new owner in the next. When the previous round's plan is known, the orphan goes to the member that plan gave it,
+ * if that member may still take it (it stays, the policy lets it run the task, it is caught up), and no later step of
+ * the round moves it: the move the previous round decided is completed, not decided again on other loads.
+ * <p>
+ * Without that plan (a new leader that has not read it yet), a stateful orphan that a member holds caught up looks
+ * the same on its former owner (the checkpoint of the revocation) as on its new owner. All such orphans go to a
+ * caught-up member, placed against the same loads (those before any of them lands), so the order they are placed in
+ * cannot push one onto its former owner (see {@link HandBackRules}). Orphans nobody holds (a new application's tasks,
+ * whose empty changelogs make every member look caught up) are spread one by one over the least loaded members.
  */
 final class Orphans {
 
@@ -31,6 +37,16 @@ final class Orphans {
 		List<TaskId> orphans = this.round.group.tasks().keySet().stream()
 			.filter((task) -> !this.round.runningOwner.containsKey(task))
 			.toList();
+		if (!this.round.mixedModes) {
+			for (TaskId task : orphans) {
+				ProcessId planned = this.round.plannedOwner.get(task);
+				if (planned != null && mayTake(planned, task)) {
+					place(task, planned);
+					this.round.rules.decide(task);
+				}
+			}
+			orphans = orphans.stream().filter((task) -> !this.round.rules.isDecided(task)).toList();
+		}
 		Map<TaskId, ProcessId> warm = new TreeMap<>();
 		if (!this.round.mixedModes) {
 			for (TaskId task : orphans) {
@@ -47,6 +63,11 @@ final class Orphans {
 				place(task, this.round.mixedModes ? this.round.leastLoaded(task, this.round.mayTakeWork) : target(task));
 			}
 		}
+	}
+
+	private boolean mayTake(ProcessId member, TaskId task) {
+		return this.round.mayTakeWork(member) && this.round.caughtUp(member, task)
+				&& (!this.round.policyApplies || this.round.mayRun(this.round.group.tasks().get(task), member));
 	}
 
 	private void place(TaskId task, ProcessId target) {

@@ -40,6 +40,15 @@ final class RoundState {
 	/** Tasks without a running owner, given one this round. */
 	final Set<TaskId> orphans = new HashSet<>();
 
+	/**
+	 * Where the previous round's plan put each active task, on the members of this round: for an orphan, the member
+	 * the previous round moved it to. Empty when that plan is not known.
+	 */
+	final Map<TaskId, ProcessId> plannedOwner = new HashMap<>();
+
+	/** Where the previous round's plan warmed up a learner of each task, on the members of this round. */
+	private final Map<TaskId, ProcessId> plannedLearner = new HashMap<>();
+
 	final Map<ProcessId, GroupMember> members = new LinkedHashMap<>();
 
 	final Map<ProcessId, LeaveRequest> leaving = new LinkedHashMap<>();
@@ -121,6 +130,18 @@ final class RoundState {
 		if (this.noOtherMember) {
 			this.mayTakeWork.addAll(group.members());
 		}
+		if (!group.lastPlan().isEmpty()) {
+			Map<String, ProcessId> byStart = new HashMap<>();
+			group.members().forEach((member) -> byStart.put(member.instanceId() + "/" + member.incarnation(),
+					member.processId()));
+			for (MemberPlan plan : group.lastPlan()) {
+				ProcessId member = byStart.get(plan.instanceId() + "/" + plan.incarnation());
+				if (member != null) {
+					plan.active().forEach((task) -> this.plannedOwner.put(task, member));
+					plan.learning().keySet().forEach((task) -> this.plannedLearner.put(task, member));
+				}
+			}
+		}
 		this.mixedModes = group.members().stream().anyMatch((member) -> member.mode() == RebalancingMode.UPGRADING);
 		this.unknownOffsets = group.members().stream().anyMatch(GroupMember::lagsUnknown);
 		for (GroupTask task : group.tasks().values()) {
@@ -173,8 +194,9 @@ final class RoundState {
 	 * Where a task should go: among caught-up candidates the lowest projected load, then the lowest lag, then the
 	 * newest member, then the id. When none is caught up, a member already holding state of the task, the most
 	 * caught-up first: so a learner keeps its task round after round, by any leader, even when the projected loads
-	 * shift as other moves complete. Then the lowest projected load, the member warming up the fewest learners
-	 * (restoring is CPU-bound: spread it), the newest member.
+	 * shift as other moves complete. Where several are as far behind (a learner that restored nothing yet, beside
+	 * members holding the same old state), the member the previous plan warmed it up on. Then the lowest projected
+	 * load, the member warming up the fewest learners (restoring is CPU-bound: spread it), the newest member.
 	 */
 	ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates) {
 		Loads loads = loads(task);
@@ -208,8 +230,11 @@ final class RoundState {
 		Comparator<GroupMember> fewerLearners = Comparator
 			.comparingLong((member) -> learnersOf.getOrDefault(member.processId(), 0L));
 		Comparator<GroupMember> holdersFirst = Comparator.comparing((member) -> !member.holds(task));
+		ProcessId learnedOn = this.plannedLearner.get(task);
+		Comparator<GroupMember> learnedBefore = Comparator.comparing((member) -> !member.processId().equals(learnedOn));
 		return others.stream()
 			.min(holdersFirst.thenComparing(byLag)
+				.thenComparing(learnedBefore)
 				.thenComparing(byCost)
 				.thenComparing(bySpread)
 				.thenComparing(byLoad)

@@ -231,6 +231,41 @@ class ControlTopicIntegrationTests {
 	}
 
 	@Test
+	void theNextAssignmentKnowsThePlanOfTheGenerationCompletedLastAndNoneOfAnEarlierOne() {
+		String topic = "previous-control";
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		Map<String, Object> streamsConfig = Map.of("application.id", "previous", "bootstrap.servers",
+				broker.bootstrapServers());
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader ofLeader = new ControlTopicReader(streamsConfig, topic);
+				ControlTopicReader ofFollower = new ControlTopicReader(streamsConfig, topic)) {
+			ofLeader.start();
+			ofFollower.start();
+			PlanPublisher leader = new PlanPublisher(writer, ofLeader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+					Clock.systemUTC());
+			PlanPublisher follower = new PlanPublisher(writer, ofFollower, "follower", PlanPublisher.DEFAULT_GONE_FOR,
+					Clock.systemUTC());
+			assertThat(leader.members()).as("before any generation").isEmpty();
+
+			Plan plan = planOf(member("a", "a1", "0_1"), member("b", "b1", "0_2"));
+			publish(leader, plan, 4);
+			assertThat(leader.members()).as("the plan it published, before its records come back")
+				.containsExactlyInAnyOrderElementsOf(plan.members().values());
+			follower.generationCompleted(4);
+			await("the follower read the plan of generation 4").atMost(TIMEOUT)
+				.until(() -> !follower.members().isEmpty());
+			assertThat(follower.members()).as("as read from the topic")
+				.containsExactlyInAnyOrderElementsOf(plan.members().values());
+
+			// generation 5 completed without a plan of the learner assignor (its rebalance failed)
+			follower.generationCompleted(5);
+			leader.generationCompleted(5);
+			assertThat(follower.members()).as("generation 4's plan is not the previous plan of generation 6").isEmpty();
+			assertThat(leader.members()).isEmpty();
+		}
+	}
+
+	@Test
 	void listenersHearOfRecordsWrittenAfterTheReadStartedNotOfTheHistoryReadAgain() {
 		String topic = "news-control";
 		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);

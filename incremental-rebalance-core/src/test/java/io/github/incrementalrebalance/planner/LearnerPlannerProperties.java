@@ -31,12 +31,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Random groups (1-50 members of 1-4 threads, 1-500 stateful and stateless tasks, leaving members with and without
  * deadlines, leftover state, rounds without end offsets, members in mode upgrading) iterated round by round on the
- * simulator, learners warming up between rounds and leaving members acting on their plan. Every round must hold the
- * invariants of the design; the group must settle within {@code 2 x ceil(moves / max.warmup.replicas) + 3} rounds
- * (plus two per round without end offsets), where moves counts every task given to a new owner. The second property
- * adds racks ({@code min_traffic}) and balancing factors 1.0, 1.5 and 3.0; there, a task may come back to the member
- * it left in the next round and a learner may be re-placed when the costs change (placing by cost undoing a move
- * balancing had to make out of a task's rack), so those two checks apply without racks only.
+ * simulator, learners warming up between rounds and leaving members acting on their plan; one round in six is led by
+ * a member that does not know the previous round's plan. Every round must hold the invariants of the design; the
+ * group must settle within {@code 2 x ceil(moves / max.warmup.replicas) + 3} rounds (plus two per round without end
+ * offsets), where moves counts every task given to a new owner; no task goes back to the member it just left, and no
+ * learner is given up for a colder one. The second property adds racks (either strategy) and balancing factors 1.0,
+ * 1.5 and 3.0; there, a leader that does not know the previous plan may let placing by cost undo a move balancing had
+ * to make out of a task's rack, and a learner may be re-placed when the costs change, so with racks the first of
+ * those two checks applies to the rounds whose leader knows the previous plan, the second not at all.
  * <p>
  * The build runs a fixed seed, so that it is reproducible; explore with another one by changing it (or removing it).
  * A known sample settles one round late: 11 members, 2 tasks, 2 threads at most, 2 warm-ups, seed -39088169 (a drain
@@ -151,6 +153,9 @@ class LearnerPlannerProperties {
 				sim.unknownOffsetsNextRound();
 				unknownOffsetRounds++;
 			}
+			// one round in six is led by a member that has not read the previous round's plan yet
+			boolean planKnown = random.nextInt(6) != 0;
+			sim.previousPlanKnown(() -> planKnown);
 			boolean nothingAsks = nothingAsks(sim, before, scenario);
 			Round round = sim.rebalance();
 			counted++;
@@ -160,12 +165,13 @@ class LearnerPlannerProperties {
 				assertThat(learners(round.plan())).as("learners when nothing asks").isEmpty();
 			}
 			if (previous != null && !changedSincePrevious) {
-				// with racks, placing by cost may undo a move balancing had to make out of a task's rack, or re-place a
-				// learner where the costs changed: a known limit (DESIGN), checked there by settling and by the cost
+				// with racks, a leader that does not know the previous round's plan may undo a move balancing had to
+				// make out of a task's rack by placing the orphan by cost; and placing by cost re-places a learner
+				// where the costs changed: known limits, checked there by settling and by the cost
+				if (!unknownOffsets && (scenario.racks == 0 || planKnown)) {
+					checkNoHandBack(previous, round);
+				}
 				if (scenario.racks == 0) {
-					if (!unknownOffsets) {
-						checkNoHandBack(previous, round);
-					}
 					checkNoLearnerChurn(sim, previous, round);
 				}
 			}

@@ -1,12 +1,14 @@
 package io.github.incrementalrebalance.planner;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
+import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.junit.jupiter.api.Test;
@@ -32,6 +34,45 @@ class LearnerPlannerTests {
 
 		assertThat(plan.duplicateInstanceIds()).containsExactly("pod-1");
 		assertThat(plan.explain(NOW)).contains("instance ids used by two live members: [pod-1]");
+	}
+
+	/**
+	 * The second round of a move: {@code T1} was revoked from its owner, and {@code b}, the member the previous round
+	 * moved it to, and {@code c}, lighter, both hold it caught up. Knowing the previous plan, the orphan completes the
+	 * move; without it, it goes to the lighter member; a plan for an earlier start of {@code b} says nothing.
+	 */
+	@Test
+	void anOrphanGoesWhereThePreviousRoundsPlanSentIt() {
+		TaskId t2 = new TaskId(0, 2);
+		GroupMember a = holder("a", "a1", Map.of(T0, -2L, T1, 0L, t2, 50L));
+		GroupMember b = holder("b", "b1", Map.of(T0, 50L, T1, 0L, t2, -2L));
+		GroupMember c = holder("c", "c1", Map.of(T0, 50L, T1, 0L, t2, 50L));
+		Group group = Group.of(List.of(a, b, c), List.of(GroupTask.stateful(T0), GroupTask.stateful(T1),
+				GroupTask.stateful(t2)), List.of(), PlannerSettings.defaults(), NOW);
+		MemberPlan movedToB = MemberPlanBuilder.plan("b", "b1").active("0_1", "0_2").build();
+
+		assertThat(ownerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(movedToB)))))
+			.as("where the previous round sent it").isEqualTo("b");
+		assertThat(ownerOf(T1, new LearnerPlanner().plan(group))).as("without the previous plan").isEqualTo("c");
+		MemberPlan ofAnEarlierStart = MemberPlanBuilder.plan("b", "b0").active("0_1", "0_2").build();
+		assertThat(ownerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(ofAnEarlierStart)))))
+			.as("a plan for an earlier start of b").isEqualTo("c");
+	}
+
+	private static String ownerOf(TaskId task, Plan plan) {
+		return plan.members().values().stream()
+			.filter((member) -> member.active().contains(task))
+			.map(MemberPlan::instanceId)
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static GroupMember holder(String instanceId, String incarnation, Map<TaskId, Long> lags) {
+		Set<TaskId> running = new HashSet<>();
+		Set<TaskId> held = new HashSet<>();
+		lags.forEach((task, lag) -> (lag == GroupMember.RUNNING ? running : held).add(task));
+		return new GroupMember(new ProcessId(UUID.randomUUID()), instanceId, incarnation, 1,
+				RebalancingMode.INCREMENTAL, NOW, running, held, lags, Map.of(), Optional.empty(), Map.of());
 	}
 
 	private static GroupMember member(String instanceId, String incarnation, TaskId... running) {

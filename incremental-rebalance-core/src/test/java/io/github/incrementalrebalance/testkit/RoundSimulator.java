@@ -18,13 +18,16 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.assignor.PreviousPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
@@ -89,6 +92,12 @@ public final class RoundSimulator {
 	private long restoredPerSecond = 100_000;
 
 	private boolean unknownOffsetsNextRound;
+
+	/** The plan of the last round, as the leader of the next one knows it. */
+	private List<MemberPlan> previousPlan = List.of();
+
+	/** Whether the next leader knows the previous round's plan: false for a leader that has not read it yet. */
+	private BooleanSupplier previousPlanKnown = () -> true;
 
 	private List<String> partitionRacks = List.of();
 
@@ -485,6 +494,17 @@ public final class RoundSimulator {
 	}
 
 	/**
+	 * Whether the leader of each round knows the plan of the round before, asked once a round: a leader that took
+	 * over before that plan's records reached it does not. Every round's leader knows it unless set.
+	 * @param known asked before each round
+	 * @return this simulator
+	 */
+	public RoundSimulator previousPlanKnown(BooleanSupplier known) {
+		this.previousPlanKnown = known;
+		return this;
+	}
+
+	/**
 	 * One rebalance: a fresh assignor plans the group, Kafka validates, the members apply the result.
 	 * @return what happened
 	 */
@@ -496,6 +516,8 @@ public final class RoundSimulator {
 		TaskAssignment assignment = assignor.assign(state);
 		AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(state, assignment);
 		assignor.onAssignmentComputed(null, null, error);
+		this.previousPlan = (error == AssignmentError.NONE && plan[0] != null)
+				? List.copyOf(plan[0].members().values()) : List.of();
 		Round round = apply(assignment, plan[0], error);
 		this.rounds.add(round);
 		return round;
@@ -527,6 +549,8 @@ public final class RoundSimulator {
 		assignorConfig.put(ChangelogSizes.CONFIG, (ChangelogSizes) this::changelogSizes);
 		assignorConfig.putAll(this.config);
 		assignorConfig.put(PlanListener.CONFIG, planListener);
+		List<MemberPlan> previous = this.previousPlanKnown.getAsBoolean() ? this.previousPlan : List.of();
+		assignorConfig.put(PreviousPlan.CONFIG, (PreviousPlan) () -> previous);
 		LearnerTaskAssignor assignor = new LearnerTaskAssignor();
 		assignor.configure(assignorConfig);
 		return assignor;
