@@ -59,6 +59,34 @@ class LearnerPlannerTests {
 			.as("a plan for an earlier start of b").isEqualTo("c");
 	}
 
+	/**
+	 * A learner that restored nothing yet is no warmer than the old state two members hold of its task: the previous
+	 * plan's learner keeps the task, though the other member is lighter now.
+	 */
+	@Test
+	void aLearnerAsFarBehindAsAnotherHolderStaysWhereThePreviousPlanPutIt() {
+		TaskId t2 = new TaskId(0, 2);
+		TaskId t3 = new TaskId(0, 3);
+		GroupMember a = holder("a", "a1", Map.of(T0, -2L, T1, -2L, t2, -2L, t3, 900_000L));
+		GroupMember b = holder("b", "b1", Map.of(T0, 900_000L, T1, 50_000L, t2, 900_000L, t3, -2L));
+		GroupMember c = holder("c", "c1", Map.of(T0, 900_000L, T1, 50_000L, t2, 900_000L, t3, 900_000L));
+		Group group = Group.of(List.of(a, b, c), List.of(GroupTask.stateful(T0), GroupTask.stateful(T1),
+				GroupTask.stateful(t2), GroupTask.stateful(t3)), List.of(), PlannerSettings.defaults(), NOW);
+		MemberPlan learnerOnB = MemberPlanBuilder.plan("b", "b1").active("0_3").learning("0_1", 50_000).build();
+
+		assertThat(learnerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(learnerOnB)))))
+			.as("where the previous plan warmed it up").isEqualTo("b");
+		assertThat(learnerOf(T1, new LearnerPlanner().plan(group))).as("without the previous plan").isEqualTo("c");
+	}
+
+	private static String learnerOf(TaskId task, Plan plan) {
+		return plan.members().values().stream()
+			.filter((member) -> member.learning().containsKey(task))
+			.map(MemberPlan::instanceId)
+			.findFirst()
+			.orElseThrow();
+	}
+
 	private static String ownerOf(TaskId task, Plan plan) {
 		return plan.members().values().stream()
 			.filter((member) -> member.active().contains(task))
