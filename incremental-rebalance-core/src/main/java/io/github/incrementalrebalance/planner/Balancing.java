@@ -150,12 +150,14 @@ final class Balancing {
 	}
 
 	/**
-	 * Whether another member that may take work is caught up on a task: a ready learner, which balancing moves the
-	 * task to before it places another learner, even off a member below the mean.
+	 * Whether another member that holds a task and may take work is caught up on it: a ready learner, which balancing
+	 * moves the task to before it places another learner, even off a member below the mean. Only holders: this step
+	 * moves a task to a member holding it, and they are a few per task, not the group.
 	 */
 	private boolean caughtUpElsewhere(TaskId task, ProcessId owner) {
-		return this.round.mayTakeWork.stream()
-			.anyMatch((member) -> !member.processId().equals(owner) && this.round.caughtUp(member.processId(), task));
+		return this.round.reportedBy.getOrDefault(task, List.of()).stream()
+			.anyMatch((member) -> !member.processId().equals(owner) && member.holds(task)
+					&& this.round.mayTakeWork(member.processId()) && this.round.caughtUp(member.processId(), task));
 	}
 
 	/**
