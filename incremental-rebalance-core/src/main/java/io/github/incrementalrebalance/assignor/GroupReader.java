@@ -15,6 +15,7 @@ import io.github.incrementalrebalance.planner.Group;
 import io.github.incrementalrebalance.planner.GroupMember;
 import io.github.incrementalrebalance.planner.GroupTask;
 import io.github.incrementalrebalance.planner.LeaveRequest;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.common.TopicPartition;
@@ -41,9 +42,10 @@ final class GroupReader {
 	 * rack-aware assignment asks (see {@link #missingRacks})
 	 * @param changelogRecords the records in each stateful task's changelogs, when tasks weigh their state size;
 	 * else empty
+	 * @param lastPlan the plan of the previous generation, when the leader knows it
 	 */
 	static Group read(ApplicationState state, PlannerSettings settings, List<LeaveRequest> leaveRequests,
-			Instant now, boolean racks, Map<TaskId, Long> changelogRecords) {
+			Instant now, boolean racks, Map<TaskId, Long> changelogRecords, List<MemberPlan> lastPlan) {
 		List<GroupMember> members = new ArrayList<>();
 		List<String> rackTagKeys = state.assignmentConfigs().rackAwareAssignmentTags();
 		for (KafkaStreamsState client : state.kafkaStreamsStates(true).values()) {
@@ -54,7 +56,7 @@ final class GroupReader {
 					changelogRecords.containsKey(task.id()) ? OptionalLong.of(changelogRecords.get(task.id()))
 							: OptionalLong.empty()))
 			.toList();
-		return Group.of(members, tasks, leaveRequests, settings, now);
+		return Group.of(members, tasks, leaveRequests, settings, now, lastPlan);
 	}
 
 	/**

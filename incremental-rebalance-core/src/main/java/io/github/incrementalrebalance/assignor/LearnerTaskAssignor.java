@@ -115,7 +115,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			Map<TaskId, Long> sizes = (this.config.taskWeight() == TaskWeight.STATE_SIZE)
 					? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
-					sizes).withLastPlan(this.previousPlan.members());
+					sizes, this.previousPlan.members());
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());

@@ -37,30 +37,9 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		lastPlan = List.copyOf(lastPlan);
 	}
 
-	/**
-	 * A group whose previous plan is not known.
-	 * @param members the members
-	 * @param tasks the tasks by id
-	 * @param leaveRequests the leave requests
-	 * @param settings the settings
-	 * @param now the leader's clock
-	 */
-	public Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
-			PlannerSettings settings, Instant now) {
-		this(members, tasks, leaveRequests, settings, now, List.of());
-	}
 
 	/**
-	 * This group with the plan the previous generation published.
-	 * @param plan that plan, one per member start
-	 * @return the group
-	 */
-	public Group withLastPlan(List<MemberPlan> plan) {
-		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, plan);
-	}
-
-	/**
-	 * A group from its parts.
+	 * A group from its parts, its previous plan not known.
 	 * @param members the members
 	 * @param tasks the tasks
 	 * @param leaveRequests the leave requests
@@ -70,9 +49,24 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 	 */
 	public static Group of(Collection<GroupMember> members, Collection<GroupTask> tasks,
 			Collection<LeaveRequest> leaveRequests, PlannerSettings settings, Instant now) {
+		return of(members, tasks, leaveRequests, settings, now, List.of());
+	}
+
+	/**
+	 * A group from its parts.
+	 * @param members the members
+	 * @param tasks the tasks
+	 * @param leaveRequests the leave requests
+	 * @param settings the settings
+	 * @param now the leader's clock
+	 * @param lastPlan the plan of the previous generation, when known
+	 * @return the group
+	 */
+	public static Group of(Collection<GroupMember> members, Collection<GroupTask> tasks,
+			Collection<LeaveRequest> leaveRequests, PlannerSettings settings, Instant now, List<MemberPlan> lastPlan) {
 		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
 		tasks.forEach((task) -> byId.put(task.id(), task));
-		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now);
+		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan);
 	}
 
 	/**

@@ -47,15 +47,15 @@ class LearnerPlannerTests {
 		GroupMember a = holder("a", "a1", Map.of(T0, -2L, T1, 0L, t2, 50L));
 		GroupMember b = holder("b", "b1", Map.of(T0, 50L, T1, 0L, t2, -2L));
 		GroupMember c = holder("c", "c1", Map.of(T0, 50L, T1, 0L, t2, 50L));
-		Group group = Group.of(List.of(a, b, c), List.of(GroupTask.stateful(T0), GroupTask.stateful(T1),
-				GroupTask.stateful(t2)), List.of(), PlannerSettings.defaults(), NOW);
+		List<GroupMember> members = List.of(a, b, c);
+		List<GroupTask> tasks = List.of(GroupTask.stateful(T0), GroupTask.stateful(T1), GroupTask.stateful(t2));
 		MemberPlan movedToB = MemberPlanBuilder.plan("b", "b1").active("0_1", "0_2").build();
-
-		assertThat(ownerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(movedToB)))))
-			.as("where the previous round sent it").isEqualTo("b");
-		assertThat(ownerOf(T1, new LearnerPlanner().plan(group))).as("without the previous plan").isEqualTo("c");
 		MemberPlan ofAnEarlierStart = MemberPlanBuilder.plan("b", "b0").active("0_1", "0_2").build();
-		assertThat(ownerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(ofAnEarlierStart)))))
+
+		assertThat(ownerOf(T1, plan(members, tasks, List.of(movedToB)))).as("where the previous round sent it")
+			.isEqualTo("b");
+		assertThat(ownerOf(T1, plan(members, tasks, List.of()))).as("without the previous plan").isEqualTo("c");
+		assertThat(ownerOf(T1, plan(members, tasks, List.of(ofAnEarlierStart))))
 			.as("a plan for an earlier start of b").isEqualTo("c");
 	}
 
@@ -70,13 +70,18 @@ class LearnerPlannerTests {
 		GroupMember a = holder("a", "a1", Map.of(T0, -2L, T1, -2L, t2, -2L, t3, 900_000L));
 		GroupMember b = holder("b", "b1", Map.of(T0, 900_000L, T1, 50_000L, t2, 900_000L, t3, -2L));
 		GroupMember c = holder("c", "c1", Map.of(T0, 900_000L, T1, 50_000L, t2, 900_000L, t3, 900_000L));
-		Group group = Group.of(List.of(a, b, c), List.of(GroupTask.stateful(T0), GroupTask.stateful(T1),
-				GroupTask.stateful(t2), GroupTask.stateful(t3)), List.of(), PlannerSettings.defaults(), NOW);
+		List<GroupMember> members = List.of(a, b, c);
+		List<GroupTask> tasks = List.of(GroupTask.stateful(T0), GroupTask.stateful(T1), GroupTask.stateful(t2),
+				GroupTask.stateful(t3));
 		MemberPlan learnerOnB = MemberPlanBuilder.plan("b", "b1").active("0_3").learning("0_1", 50_000).build();
 
-		assertThat(learnerOf(T1, new LearnerPlanner().plan(group.withLastPlan(List.of(learnerOnB)))))
-			.as("where the previous plan warmed it up").isEqualTo("b");
-		assertThat(learnerOf(T1, new LearnerPlanner().plan(group))).as("without the previous plan").isEqualTo("c");
+		assertThat(learnerOf(T1, plan(members, tasks, List.of(learnerOnB)))).as("where the previous plan warmed it up")
+			.isEqualTo("b");
+		assertThat(learnerOf(T1, plan(members, tasks, List.of()))).as("without the previous plan").isEqualTo("c");
+	}
+
+	private static Plan plan(List<GroupMember> members, List<GroupTask> tasks, List<MemberPlan> lastPlan) {
+		return new LearnerPlanner().plan(Group.of(members, tasks, List.of(), PlannerSettings.defaults(), NOW, lastPlan));
 	}
 
 	private static String learnerOf(TaskId task, Plan plan) {
