@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import org.apache.kafka.streams.processor.TaskId;
@@ -85,19 +86,15 @@ class LearnerPlannerTests {
 	}
 
 	private static String learnerOf(TaskId task, Plan plan) {
-		return plan.members().values().stream()
-			.filter((member) -> member.learning().containsKey(task))
-			.map(MemberPlan::instanceId)
-			.findFirst()
-			.orElseThrow();
+		return memberWhere(plan, (member) -> member.learning().containsKey(task));
 	}
 
 	private static String ownerOf(TaskId task, Plan plan) {
-		return plan.members().values().stream()
-			.filter((member) -> member.active().contains(task))
-			.map(MemberPlan::instanceId)
-			.findFirst()
-			.orElseThrow();
+		return memberWhere(plan, (member) -> member.active().contains(task));
+	}
+
+	private static String memberWhere(Plan plan, Predicate<MemberPlan> test) {
+		return plan.members().values().stream().filter(test).map(MemberPlan::instanceId).findFirst().orElseThrow();
 	}
 
 	private static GroupMember holder(String instanceId, String incarnation, Map<TaskId, Long> lags) {
