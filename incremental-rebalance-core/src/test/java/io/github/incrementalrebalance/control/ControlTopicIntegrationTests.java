@@ -130,9 +130,7 @@ class ControlTopicIntegrationTests {
 	@Test
 	void readerReportsAControlTopicItCannotReadAndReadsAgainOnceItIsBack() throws Exception {
 		String topic = "fragile-control";
-		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-		Map<String, Object> streamsConfig = Map.of("application.id", "fragile", "bootstrap.servers",
-				broker.bootstrapServers());
+		Map<String, Object> streamsConfig = applicationWithControlTopic("fragile", topic);
 		try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic);
 				ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
 			reader.start();
@@ -158,9 +156,7 @@ class ControlTopicIntegrationTests {
 	@Test
 	void leaderForgetsLeaveRecordsOfMemberStartsAbsentForLongOnItsOwnClockNotByTheirAge() {
 		String topic = "gone-control";
-		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-		Map<String, Object> streamsConfig = Map.of("application.id", "gone", "bootstrap.servers",
-				broker.bootstrapServers());
+		Map<String, Object> streamsConfig = applicationWithControlTopic("gone", topic);
 		Instant now = Instant.now();
 		MutableClock leaderClock = new MutableClock(now);
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
@@ -195,9 +191,7 @@ class ControlTopicIntegrationTests {
 	@Test
 	void aLateWriteOfAFormerLeaderNeverReplacesTheCurrentPlanAndTwoStartsOfOneIdKeepTheirOwnPlans() {
 		String topic = "generations-control";
-		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-		Map<String, Object> streamsConfig = Map.of("application.id", "generations", "bootstrap.servers",
-				broker.bootstrapServers());
+		Map<String, Object> streamsConfig = applicationWithControlTopic("generations", topic);
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
 			reader.start();
@@ -233,9 +227,7 @@ class ControlTopicIntegrationTests {
 	@Test
 	void theNextAssignmentKnowsThePlanOfTheGenerationCompletedLastAndNoneOfAnEarlierOne() {
 		String topic = "previous-control";
-		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-		Map<String, Object> streamsConfig = Map.of("application.id", "previous", "bootstrap.servers",
-				broker.bootstrapServers());
+		Map<String, Object> streamsConfig = applicationWithControlTopic("previous", topic);
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
 				ControlTopicReader ofLeader = new ControlTopicReader(streamsConfig, topic);
 				ControlTopicReader ofFollower = new ControlTopicReader(streamsConfig, topic)) {
@@ -268,9 +260,7 @@ class ControlTopicIntegrationTests {
 	@Test
 	void listenersHearOfRecordsWrittenAfterTheReadStartedNotOfTheHistoryReadAgain() {
 		String topic = "news-control";
-		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-		Map<String, Object> streamsConfig = Map.of("application.id", "news", "bootstrap.servers",
-				broker.bootstrapServers());
+		Map<String, Object> streamsConfig = applicationWithControlTopic("news", topic);
 		List<String> heard = new CopyOnWriteArrayList<>();
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
 			writer.write(new RejoinRequest("old", "o1", 3, "before the reader started", Instant.now())).join();
@@ -290,6 +280,14 @@ class ControlTopicIntegrationTests {
 			}
 		}
 		assertThat(heard).as("the history, read at each start, is not news").containsExactly("rejoin/new", "rejoin/newer");
+	}
+
+	/**
+	 * The Streams config of an application whose control topic exists, compacted, on the test broker.
+	 */
+	private static Map<String, Object> applicationWithControlTopic(String applicationId, String topic) {
+		ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+		return Map.of("application.id", applicationId, "bootstrap.servers", broker.bootstrapServers());
 	}
 
 	/**
