@@ -9,7 +9,6 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
@@ -34,6 +33,8 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * without a customizer.
  */
 final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
+
+	private static final String KAFKA_PACKAGE = "org.apache.kafka.";
 
 	private final StreamsBuilderFactoryBean factoryBean;
 
@@ -76,10 +77,12 @@ final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 	}
 
 	/**
-	 * A supplier set on the factory bean is meant for it; Kafka's default there only means none was set.
+	 * A supplier set on the factory bean is meant for it; one of Kafka's own there only means none was set (the
+	 * factory bean starts with Kafka's default, whose class is internal to Kafka Streams and may move, so it is
+	 * recognised by where it comes from, not by its name).
 	 */
 	private KafkaClientSupplier applicationSupplier(KafkaClientSupplier setSupplier) {
-		if (setSupplier.getClass() != DefaultKafkaClientSupplier.class) {
+		if (!setSupplier.getClass().getName().startsWith(KAFKA_PACKAGE)) {
 			return setSupplier;
 		}
 		KafkaClientSupplier bean = this.applicationSupplier.get();

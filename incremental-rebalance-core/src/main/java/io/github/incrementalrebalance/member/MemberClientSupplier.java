@@ -6,7 +6,6 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
-import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
 /**
  * The {@link KafkaClientSupplier} of one Kafka Streams instance: wraps each main consumer so that
@@ -42,7 +41,7 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 	 * A supplier whose clients are Kafka's defaults.
 	 */
 	public MemberClientSupplier() {
-		this(new DefaultKafkaClientSupplier());
+		this(new PlainKafkaClients());
 	}
 
 	/**

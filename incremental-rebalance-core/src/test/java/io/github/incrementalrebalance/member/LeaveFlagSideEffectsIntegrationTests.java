@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -88,7 +87,7 @@ class LeaveFlagSideEffectsIntegrationTests {
 		if (ClientCapabilities.detected().needsInternalLeaveSetting()) {
 			config.put(MemberClientSupplier.LEAVE_GROUP_ON_CLOSE_CONFIG, false);
 		}
-		return new DefaultKafkaClientSupplier().getConsumer(config);
+		return new PlainKafkaClients().getConsumer(config);
 	}
 
 	private static Map<String, Object> config(String groupId) {

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class MemberClientSupplierTests {
 	@Test
 	void onClientsWithoutThePublicCloseOptionTheMainConsumerIsMadeWithTheInternalLeaveSetting() {
 		MemberClientSupplier kafka41 = new MemberClientSupplier(this.clients, new LeaveOnClose(),
-				new ClientCapabilities("4.1.2", false));
+				new ClientCapabilities("4.1.2", false, false));
 		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
 		kafka41.getConsumer(config);
 		assertThat(this.clients.consumerConfigs).singleElement()
@@ -42,20 +43,56 @@ class MemberClientSupplierTests {
 	@Test
 	void onClientsWithThePublicCloseOptionTheMainConsumerConfigIsLeftAlone() {
 		MemberClientSupplier kafka42 = new MemberClientSupplier(this.clients, new LeaveOnClose(),
-				new ClientCapabilities("4.2.1", true));
+				new ClientCapabilities("4.2.1", true, false));
 		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
 		kafka42.getConsumer(config);
 		assertThat(this.clients.consumerConfigs).singleElement().isEqualTo(config);
 	}
 
+	/**
+	 * The version detected is the one Kafka's clients report in their own metrics, and what is detected follows it:
+	 * the public close option from 4.2, its DEFAULT operation from 4.4.
+	 */
 	@Test
 	void capabilitiesDetectedMatchTheClientsOnTheClassPath() {
 		ClientCapabilities detected = ClientCapabilities.detected();
-		assertThat(detected.kafkaVersion()).isEqualTo(org.apache.kafka.common.utils.AppInfoParser.getVersion());
-		boolean kafka42OrLater = Runtime.Version.parse(detected.kafkaVersion()).compareTo(Runtime.Version.parse("4.2")) >= 0;
+		assertThat(detected.kafkaVersion()).isEqualTo(versionInClientMetrics());
+		String[] parts = detected.kafkaVersion().split("\\.");
+		int line = Integer.parseInt(parts[0]) * 100 + Integer.parseInt(parts[1]);
+		boolean kafka42OrLater = line >= 402;
+		boolean kafka44OrLater = line >= 404;
 		assertThat(detected.publicCloseOptions()).isEqualTo(kafka42OrLater);
+		assertThat(detected.defaultCloseOperation()).isEqualTo(kafka44OrLater);
 		assertThat(detected.leavePath()).startsWith("Kafka clients " + detected.kafkaVersion() + ": ")
 			.contains(kafka42OrLater ? "public close option" : "internal.leave.group.on.close=true");
+		assertThat(detected.leavePath().contains("DEFAULT close (KIP-1284")).isEqualTo(kafka44OrLater);
+	}
+
+	@Test
+	void eachLeavePathNamesWhatItDoes() {
+		assertThat(new ClientCapabilities("4.1.2", false, false).leavePath())
+			.isEqualTo("Kafka clients 4.1.2: members leave through internal.leave.group.on.close=true (no public "
+					+ "close option before Kafka 4.2) and an explicit GroupMembershipOperation on close");
+		assertThat(new ClientCapabilities("4.3.1", true, false).leavePath())
+			.isEqualTo("Kafka clients 4.3.1: members leave through the public close option (GroupMembershipOperation, "
+					+ "KIP-1153); Kafka Streams' default REMAIN_IN_GROUP is replaced by the member's leave-on-close "
+					+ "policy");
+		assertThat(new ClientCapabilities("4.4.0", true, true).leavePath())
+			.isEqualTo("Kafka clients 4.4.0: members leave through the public close option (GroupMembershipOperation, "
+					+ "KIP-1153); Kafka Streams' DEFAULT close (KIP-1284, a stay for a classic-protocol member) and its "
+					+ "REMAIN_IN_GROUP are replaced by the member's leave-on-close policy");
+	}
+
+	private static String versionInClientMetrics() {
+		Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
+		try (Producer<byte[], byte[]> producer = new PlainKafkaClients().getProducer(config)) {
+			return producer.metrics().values().stream()
+				.filter((metric) -> metric.metricName().group().equals("app-info")
+						&& metric.metricName().name().equals("version"))
+				.map((metric) -> String.valueOf(metric.metricValue()))
+				.findFirst()
+				.orElseThrow();
+		}
 	}
 
 	@Test

@@ -14,12 +14,12 @@ import java.util.function.UnaryOperator;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.PlainKafkaClients;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
 /**
  * Starts Kafka Streams instances of one application in this JVM, each with its own state directory, bounded RocksDB
@@ -215,7 +215,7 @@ public final class StreamsLauncher implements AutoCloseable {
 			config.putAll(this.overrides);
 			Properties configured = this.configurer.apply(config);
 			Topology topology = StreamsLauncher.this.topologyOf.apply(this.name);
-			KafkaClientSupplier supplier = this.clientSupplier.apply(new DefaultKafkaClientSupplier());
+			KafkaClientSupplier supplier = this.clientSupplier.apply(new PlainKafkaClients());
 			MemberRuntime runtime = null;
 			BiConsumer<KafkaStreams, Topology> beforeStart = this.onCreated;
 			if (this.memberRuntime) {
