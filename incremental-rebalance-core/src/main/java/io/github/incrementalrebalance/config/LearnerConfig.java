@@ -162,9 +162,11 @@ public final class LearnerConfig extends AbstractConfig {
 		Object protocol = streamsConfig.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
 		if (protocol != null && "streams".equalsIgnoreCase(String.valueOf(protocol).trim())) {
 			throw new ConfigException(StreamsConfig.GROUP_PROTOCOL_CONFIG, protocol, "group.protocol=streams (set by "
-					+ source + ") selects Kafka's streams group protocol (KIP-1071), where the broker assigns tasks and "
-					+ "Kafka Streams ignores client-side assignors, so incremental-rebalance could place no learner; "
-					+ "accepted: group.protocol=classic (the default), or incremental-rebalance disabled");
+					+ source + ") selects Kafka's streams group protocol (KIP-1071), where the broker assigns tasks, "
+					+ "Kafka Streams ignores client-side assignors and brokers up to Kafka 4.4 hand out no warm-up "
+					+ "tasks, so incremental-rebalance could place no learner and no drain could wait for one; "
+					+ "accepted: group.protocol=classic (the default), or incremental-rebalance disabled for this "
+					+ "application");
 		}
 	}
 

@@ -37,6 +37,7 @@ class LearnerConfigTests {
 			.isThrownBy(() -> LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", " STREAMS "),
 					"the application's config"))
 			.withMessageContaining("group.protocol=streams (set by the application's config)")
+			.withMessageContaining("brokers up to Kafka 4.4 hand out no warm-up tasks")
 			.withMessageContaining("accepted: group.protocol=classic");
 	}
 
