@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * after the other in one run, so that the ratios between them hold on a shared machine. Sized so that a cold restore
  * of a task lasts 10 s or more. Run on demand: see {@code benchmarks/README.md}.
  */
+@Tag(TestTags.BROKER)
 class AvailabilityBenchmark {
 
 	@RegisterExtension

@@ -9,7 +9,9 @@ import java.util.Random;
 import javax.imageio.ImageIO;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What the build runs of the benchmarks: each harness once, small, so that a change that breaks one is seen before
  * someone needs its numbers.
  */
+@Tag(TestTags.BROKER)
 class BenchmarkSmokeTests {
 
 	@RegisterExtension

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from round to round, so that neither the warm-up nor a drift of the shared machine falls on one side. Run on demand:
  * see {@code benchmarks/README.md}.
  */
+@Tag(TestTags.BROKER)
 class SteadyStateBenchmark {
 
 	private static final int ROUNDS = Integer.getInteger("benchmark.rounds", 3);

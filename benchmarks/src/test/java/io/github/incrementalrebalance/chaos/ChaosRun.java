@@ -3,6 +3,8 @@ package io.github.incrementalrebalance.chaos;
 import java.nio.file.Path;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exactly-once, nothing lost or counted twice, every event settling, every leave accounted for. Writes
  * {@code target/chaos-report.json} and prints one line starting with {@code chaos:}.
  */
+@Tag(TestTags.BROKER)
 class ChaosRun {
 
 	@RegisterExtension

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What the build runs of the chaos run: a handful of events on a fixed seed, small state.
  */
+@Tag(TestTags.BROKER)
 class ChaosSmokeTests {
 
 	@RegisterExtension

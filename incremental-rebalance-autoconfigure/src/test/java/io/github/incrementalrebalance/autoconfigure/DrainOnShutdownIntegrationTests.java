@@ -13,8 +13,10 @@ import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,12 +33,14 @@ import static org.awaitility.Awaitility.await;
  * {@code incremental-rebalance.drain-on-shutdown=true} (what SIGTERM does) drains it through the other before its
  * Kafka Streams closes, within Spring's shutdown phase even when the learners cannot finish.
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class DrainOnShutdownIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

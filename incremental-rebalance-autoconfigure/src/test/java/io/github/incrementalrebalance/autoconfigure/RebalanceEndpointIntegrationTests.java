@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,16 +20,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,10 +54,11 @@ import static org.awaitility.Awaitility.await;
  * and b (the endpoint's default, read-only), their restores throttled until the test releases them; and a leave
  * that ends with the application context closed ({@code on-drained=shutdown}, the default).
  */
+@Tag(TestTags.BROKER)
 class RebalanceEndpointIntegrationTests {
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	/** Slows both applications' restores, so a drain lasts long enough to look at and cancel. */
 	/**
@@ -360,8 +365,13 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(ofB.drainOutcome()).as("nothing of the earlier drain applies").isEmpty();
 
 			MemberRuntime ofA = a.getBean(MemberRuntimes.class).all().get(0);
-			await("the group settled: no learner left").atMost(Duration.ofMinutes(1))
-				.until(() -> ofA.controlView().plans().stream().allMatch((plan) -> plan.plan().learning().isEmpty()));
+			// settled: no learner left, and Kafka Streams' follow-up of the last move done (no new plan for 2 s)
+			AtomicInteger lastGeneration = new AtomicInteger(-1);
+			await("the group settled").during(Duration.ofSeconds(2)).atMost(Duration.ofMinutes(1)).until(() -> {
+				int generation = ofA.controlView().planEpoch().map(PlanEpoch::generation).orElse(-1);
+				return generation == lastGeneration.getAndSet(generation)
+						&& ofA.controlView().plans().stream().allMatch((plan) -> plan.plan().learning().isEmpty());
+			});
 			Set<TaskId> held = activeTasks(b);
 			int generationBefore = ofA.controlView().planEpoch().orElseThrow().generation();
 			factoryBean.stop();

@@ -12,10 +12,12 @@ import java.util.function.Supplier;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +44,7 @@ import static org.awaitility.Awaitility.await;
  * ({@code apt-get install chromium chromium-driver}) the tests are skipped, unless the environment variable
  * {@code BROWSER_TESTS_REQUIRED=true} (set by {@code .ci/run}) makes that a failure.
  */
+@Tag(TestTags.BROKER)
 class RebalancePageBrowserTests {
 
 	private static final Path CHROMIUM = Path.of(System.getProperty("browser.chromium", "/usr/bin/chromium"));
@@ -52,7 +55,7 @@ class RebalancePageBrowserTests {
 	static final Path SCREENSHOT = Path.of("target", "screenshots", "rebalance-page.png");
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	private final RestoreThrottle throttle = RestoreThrottle.of(400);
 

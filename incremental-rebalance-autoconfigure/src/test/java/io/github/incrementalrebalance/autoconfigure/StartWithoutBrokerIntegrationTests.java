@@ -9,7 +9,9 @@ import java.time.Duration;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TcpForwarder;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,10 +28,11 @@ import static org.awaitility.Awaitility.await;
  * sure of and read in the background, health says why it is not read meanwhile (the liveness probe stays up), and once
  * the bootstrap address answers the topic is created, read, and the application counts.
  */
+@Tag(TestTags.BROKER)
 class StartWithoutBrokerIntegrationTests {
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	private final HttpClient http = HttpClient.newHttpClient();
 

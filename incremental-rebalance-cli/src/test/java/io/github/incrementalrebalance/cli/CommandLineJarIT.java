@@ -19,8 +19,10 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,12 +35,14 @@ import static org.awaitility.Awaitility.await;
  * members on a real broker whose restores are throttled until the test lets them go: list (as a table, as JSON,
  * watched with the learners' ETAs), leave, cancel, and the exit statuses.
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class CommandLineJarIT {
 
 	private static final int PARTITIONS = 6;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	private final RestoreThrottle throttle = RestoreThrottle.of(1_000);
 

@@ -19,10 +19,12 @@ import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * threshold, where a plain move would restore the whole state. The moves here come from the assignor's follow-up
  * (the member-side trigger belongs to the drain).
  */
+@Tag(TestTags.BROKER)
 class LearnerScaleUpIntegrationTests {
 
 	private static final int PARTITIONS = 6;
@@ -46,7 +49,7 @@ class LearnerScaleUpIntegrationTests {
 	private static final int KEYS_PER_TASK = (int) (100 * ACCEPTABLE_LAG);
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

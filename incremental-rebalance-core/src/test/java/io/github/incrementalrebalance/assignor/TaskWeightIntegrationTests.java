@@ -11,11 +11,13 @@ import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * big ones; weighing their state, it learns one big store and takes nothing else, and nothing restores at promotion
  * beyond the threshold.
  */
+@Tag(TestTags.BROKER)
 class TaskWeightIntegrationTests {
 
 	private static final int PARTITIONS = 4;
@@ -43,7 +46,7 @@ class TaskWeightIntegrationTests {
 	private static final Set<TaskId> BIG_TASKS = Set.of(new TaskId(0, 0), new TaskId(0, 1));
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

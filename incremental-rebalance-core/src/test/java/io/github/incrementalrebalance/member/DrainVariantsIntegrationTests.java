@@ -14,11 +14,13 @@ import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,12 +34,14 @@ import static org.awaitility.Awaitility.await;
  * two stream threads per instance, and standby replicas (the leaving member's standbys are placed elsewhere at once).
  * Exactly-once; counts exact at the end.
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class DrainVariantsIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

@@ -17,8 +17,10 @@ import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StandaloneMember;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,12 +33,13 @@ import static org.awaitility.Awaitility.await;
  * up (restores throttled on the leader and on c). The next leader, with nothing but Kafka's view and the control topic, finishes the drain; the counts stay exact
  * under exactly-once (no task ran twice), once the dead leader's open transactions time out.
  */
+@Tag(TestTags.BROKER)
 class LeaderCrashIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

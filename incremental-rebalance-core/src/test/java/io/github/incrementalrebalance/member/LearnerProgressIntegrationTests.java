@@ -23,6 +23,7 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +45,7 @@ import static org.awaitility.Awaitility.await;
  * takes seconds. Any member's control-topic view shows every learner with its lag, rate and ETA, the ETA comes true,
  * and each member publishes one small record per interval while it has learners, then deletes it.
  */
+@Tag(TestTags.BROKER)
 class LearnerProgressIntegrationTests {
 
 	private static final int PARTITIONS = 6;
@@ -56,7 +59,7 @@ class LearnerProgressIntegrationTests {
 	private static final Duration INTERVAL = Duration.ofSeconds(1);
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

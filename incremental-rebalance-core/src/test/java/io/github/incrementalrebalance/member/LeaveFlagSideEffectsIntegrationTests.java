@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +25,8 @@ import static org.awaitility.Awaitility.await;
  * own setting (false) leaves the member in the group until {@code session.timeout.ms}. From Kafka 4.2 the setting is
  * gone and every dynamic consumer leaves on both paths: the member's consumer behaves the same on every stack.
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class LeaveFlagSideEffectsIntegrationTests {
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
@@ -30,7 +34,7 @@ class LeaveFlagSideEffectsIntegrationTests {
 	private static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(1);
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@Test
 	void unsubscribeLeavesTheGroupAtOnce() {

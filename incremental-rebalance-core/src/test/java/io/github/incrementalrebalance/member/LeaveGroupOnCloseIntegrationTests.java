@@ -11,9 +11,11 @@ import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,12 +28,14 @@ import static org.awaitility.Awaitility.await;
  * resume elsewhere within heartbeats; plain Kafka Streams sends no LeaveGroup and the group waits out
  * {@code session.timeout.ms} (45 s, KAFKA-16514).
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class LeaveGroupOnCloseIntegrationTests {
 
 	private static final int PARTITIONS = 6;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

@@ -10,7 +10,9 @@ import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,12 +25,14 @@ import static org.awaitility.Awaitility.await;
  * A rebalance requested from a thread that is not a stream thread runs inside a main consumer's {@code poll()} and
  * causes exactly one rebalance, however many stream threads the instance has.
  */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class RebalanceTriggerIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

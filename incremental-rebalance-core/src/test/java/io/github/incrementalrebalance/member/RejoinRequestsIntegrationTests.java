@@ -13,10 +13,12 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * meanwhile. Members that ask each other to rejoin over the control topic make a round cost what the cluster needs,
  * not a heartbeat; the same drain with the requests off shows the difference side by side.
  */
+@Tag(TestTags.BROKER)
 class RejoinRequestsIntegrationTests {
 
 	private static final int PARTITIONS = 6;
@@ -41,7 +44,7 @@ class RejoinRequestsIntegrationTests {
 	private static final long RESTORE_RATE = 10_000;
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;

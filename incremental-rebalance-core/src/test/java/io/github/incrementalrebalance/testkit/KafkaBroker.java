@@ -24,8 +24,11 @@ import org.apache.kafka.common.test.TestKitNodes;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One in-process KRaft broker for a test class, set up for exactly-once on a single node. Register it with
- * {@code @RegisterExtension static final KafkaBroker broker = new KafkaBroker();}.
+ * One in-process KRaft broker, set up for exactly-once on a single node. A test class whose groups and topics are its
+ * own shares the broker of its JVM, started by the first class that asks for it and stopped when the JVM exits:
+ * {@code @RegisterExtension static final KafkaBroker broker = KafkaBroker.shared();}. A class that needs a broker of
+ * its own (racks, a broker it stops, settings of its own) registers {@code new KafkaBroker()}, started before its
+ * tests and stopped after them. Either way the class is tagged {@code @Tag(TestTags.BROKER)}.
  * <p>
  * It runs on Kafka's own test kit ({@code kafka-test-common-runtime}), whose builder, start-up and bootstrap calls are
  * the same from Kafka 4.1 to 4.3, so the core's tests run on every supported stack (spring-kafka-test's embedded
@@ -40,7 +43,12 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			// would otherwise bring a deleted control topic back with the broker's defaults)
 			"auto.create.topics.enable", "false");
 
+	private static KafkaBroker shared;
+
 	private final List<String> racks;
+
+	/** Whether this is the JVM's shared broker, which outlives each test class that uses it. */
+	private final boolean jvmWide;
 
 	private KafkaClusterTestKit cluster;
 
@@ -50,11 +58,25 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * One broker without a rack.
 	 */
 	public KafkaBroker() {
-		this.racks = List.of();
+		this(List.of(), false);
 	}
 
-	private KafkaBroker(List<String> racks) {
+	private KafkaBroker(List<String> racks, boolean jvmWide) {
 		this.racks = List.copyOf(racks);
+		this.jvmWide = jvmWide;
+	}
+
+	/**
+	 * The broker every test class of this JVM may share: one start per test JVM instead of one per class. Classes
+	 * that share it keep to groups and topics of their own names.
+	 * @return the shared broker, started by the first class that registers it
+	 */
+	public static synchronized KafkaBroker shared() {
+		if (shared == null) {
+			shared = new KafkaBroker(List.of(), true);
+			Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "shared-kafka-broker-stop"));
+		}
+		return shared;
 	}
 
 	/**
@@ -64,17 +86,27 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return the brokers, not started
 	 */
 	public static KafkaBroker inRacks(String... racks) {
-		return new KafkaBroker(List.of(racks));
+		return new KafkaBroker(List.of(racks), false);
 	}
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		start();
+		if (!context.getTags().contains(TestTags.BROKER)) {
+			throw new IllegalStateException(context.getDisplayName() + " starts a broker but is not tagged @Tag("
+					+ "TestTags.BROKER): the stacks that run unit tests only would run it");
+		}
+		synchronized (this) {
+			if (this.cluster == null) {
+				start();
+			}
+		}
 	}
 
 	@Override
 	public void afterAll(ExtensionContext context) {
-		close();
+		if (!this.jvmWide) {
+			close();
+		}
 	}
 
 	/**
@@ -112,7 +144,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	@Override
-	public void close() {
+	public synchronized void close() {
 		if (this.admin != null) {
 			this.admin.close(Duration.ofSeconds(5));
 			this.admin = null;

@@ -21,6 +21,8 @@ import io.github.incrementalrebalance.autoconfigure.DrainOnShutdown;
 import io.github.incrementalrebalance.autoconfigure.MemberRuntimes;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,10 +47,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * probes where the manifest looks, takes the pod name as its instance id (and, in the StatefulSet, as its static
  * membership), and drains on shutdown within the grace period.
  */
+@Tag(TestTags.BROKER)
 class KubernetesManifestTests {
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	private static final Path MANIFESTS = Path.of("..", "deploy", "kubernetes");
 

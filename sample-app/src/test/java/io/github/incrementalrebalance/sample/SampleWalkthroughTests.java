@@ -18,11 +18,13 @@ import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.processor.TaskId;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,10 +41,11 @@ import static org.awaitility.Awaitility.await;
  * two instances, a leave asked over HTTP by the operator, the instance drains and closes, the other runs every task
  * with exact counts; health is open, a leave without credentials or without the operator's role is refused.
  */
+@Tag(TestTags.BROKER)
 class SampleWalkthroughTests {
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	private static final String OPERATOR = "operator:operator-secret";
 

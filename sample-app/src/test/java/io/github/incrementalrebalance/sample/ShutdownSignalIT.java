@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,10 +47,11 @@ import static org.awaitility.Awaitility.await;
  * for contrast, leaves its tasks to the session timeout and a restore from scratch (nothing lost; records the killed
  * member had not committed are counted twice, as at-least-once processing does).
  */
+@Tag(TestTags.BROKER)
 class ShutdownSignalIT {
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	/** What the JVM exits with when its shutdown hooks ran to the end after a SIGTERM (128 + 15). */
 	private static final int EXIT_AFTER_SIGTERM = 143;
