@@ -54,6 +54,9 @@ public final class ControlClients {
 		// the control topic is created compacted, on purpose: a reader must not bring back a deleted one with the
 		// broker's defaults
 		config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+		// the reader always says where to read; records gone from where it would resume make it start over, never
+		// skip silently to wherever a reset would put it
+		config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
 		return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
 	}
 

@@ -1,41 +1,41 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Duration;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the latest state of the control topic in memory for the assignor (any member may lead) and for the member
- * itself. Reads with {@code assign()} from the beginning, without a consumer group, on its own thread. A record it
- * cannot read is skipped with a WARN naming its offset; while the topic is unavailable the last view stays.
+ * itself. Reads with {@code assign()}, without a consumer group, on its own thread; the {@link ControlTopicView view}
+ * holds what it read and a {@link ControlTopicProbe probe} on another thread asks the cluster whether the topic is
+ * there.
+ * <p>
+ * A view is only ever current or being caught up, never history presented as current: after a fault the reader
+ * resumes after the last record it applied, with a new consumer; when it must start over (at each start, and when the
+ * topic was deleted and created again or lost the records it would resume from) it reads the topic from its beginning
+ * into a new view, which replaces the old one once read to the end, and until then the reader is not caught up. A
+ * record it cannot read is skipped with a WARN naming its offset; while the topic is unavailable the last view stays.
  */
 public final class ControlTopicReader implements ControlView, ControlState, AutoCloseable {
 
@@ -43,62 +43,79 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private static final Duration POLL = Duration.ofMillis(200);
 
-	/** How often the reader asks the cluster for the topic's end, so that a topic gone or unreadable is noticed. */
+	/** How often the probe asks the cluster about the topic, and how long a request for the topic's end may take. */
 	private static final Duration PROBE_INTERVAL = Duration.ofSeconds(5);
 
 	private static final Duration FIRST_BACKOFF = Duration.ofMillis(200);
 
 	private static final Duration LAST_BACKOFF = Duration.ofSeconds(10);
 
-	private final ControlClients clients;
+	private final Supplier<Consumer<byte[], byte[]>> consumers;
 
 	private final TopicPartition partition;
 
-	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
+	private final ControlTopicProbe probe;
 
-	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
+	private final List<java.util.function.Consumer<ControlRecord>> listeners = new CopyOnWriteArrayList<>();
 
-	/** Plan records by key, then by generation: a late write of a former leader never hides the current plan. */
-	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
+	/** The view queries are answered from: read to the end once, then kept current. */
+	private volatile ControlTopicView view;
 
-	private final Map<String, ProgressRecord> progress = new ConcurrentHashMap<>();
+	/** The view being read from the topic's beginning, which replaces {@link #view} once caught up; reader thread. */
+	private ControlTopicView rebuilding;
 
-	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
+	/** The offset after the last record applied to the view being read; reader thread. */
+	private long nextOffset;
 
-	private final List<Consumer<ControlRecord>> listeners = new CopyOnWriteArrayList<>();
+	/** The end of the topic when the current rebuild started; reader thread. */
+	private long rebuildEnd;
+
+	/** The id of the topic whose records the views hold, once the probe told it; reader thread. */
+	private Uuid readingTopicId;
 
 	private volatile CountDownLatch caughtUp = new CountDownLatch(1);
 
-	private volatile KafkaConsumer<byte[], byte[]> consumer;
+	private volatile Consumer<byte[], byte[]> consumer;
 
 	private volatile Thread thread;
 
-	private Admin admin;
-
 	private volatile boolean running;
 
-	/** The first offset that is news to listeners: the topic's end when the current read started. */
+	/** The first offset that is news to listeners: the topic's end when the current rebuild started. */
 	private volatile long liveFrom = Long.MAX_VALUE;
 
-	private final AtomicReference<String> problem = new AtomicReference<>();
+	private final AtomicReference<String> readProblem = new AtomicReference<>();
 
 	/**
 	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
 	 * @param topic the control topic
 	 */
 	public ControlTopicReader(Map<String, ?> streamsConfig, String topic) {
-		Object applicationId = streamsConfig.get("application.id");
-		this.clients = new ControlClients(streamsConfig, applicationId + "-rebalance-control");
+		this(new ControlClients(streamsConfig, streamsConfig.get("application.id") + "-rebalance-control"), topic);
+	}
+
+	private ControlTopicReader(ControlClients clients, String topic) {
+		this(clients::consumer, clients::admin, topic, PROBE_INTERVAL);
+	}
+
+	/**
+	 * A reader whose clients are made by the given suppliers, for tests that hand it consumers of their own.
+	 */
+	ControlTopicReader(Supplier<Consumer<byte[], byte[]>> consumers, Supplier<Admin> admins, String topic,
+			Duration probeInterval) {
+		this.consumers = consumers;
 		this.partition = new TopicPartition(topic, 0);
+		this.probe = new ControlTopicProbe(topic, admins, probeInterval);
+		this.view = new ControlTopicView(topic);
 	}
 
 	/**
 	 * Be told of every record written after the reader started reading (on the reader's thread: return fast, never
-	 * throw). The topic's history, read again at each start and after a fault to rebuild the view, is not news and is
+	 * throw). The topic's history, read again at each start and whenever the reader starts over, is not news and is
 	 * not passed on.
 	 * @param listener the listener; a tombstone is not passed on
 	 */
-	public void addListener(Consumer<ControlRecord> listener) {
+	public void addListener(java.util.function.Consumer<ControlRecord> listener) {
 		this.listeners.add(listener);
 	}
 
@@ -107,11 +124,13 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			return;
 		}
 		this.running = true;
-		this.consumer = this.clients.consumer();
+		this.rebuilding = new ControlTopicView(this.partition.topic());
+		this.consumer = this.consumers.get();
+		this.probe.start();
 		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
 		reader.setDaemon(true);
-		reader.start();
 		this.thread = reader;
+		reader.start();
 	}
 
 	/**
@@ -132,31 +151,21 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	@Override
 	public List<LeaveRequest> leaveRequests() {
-		return this.leaves.values().stream()
-			.filter(LeaveRecord::pending)
-			.map(LeaveRecord::toLeaveRequest)
-			.toList();
+		return this.view.leaveRequests();
 	}
 
 	@Override
 	public Optional<LeaveRecord> leaveRecord(String instanceId) {
-		return Optional.ofNullable(this.leaves.get(instanceId));
+		return this.view.leaveRecord(instanceId);
 	}
 
 	public Map<String, LeaveRecord> leaveRecords() {
-		return Map.copyOf(this.leaves);
+		return this.view.leaveRecords();
 	}
 
 	@Override
 	public Optional<PlanRecord> plan(String instanceId, String incarnation) {
-		PlanEpoch current = this.epoch.get();
-		if (current == null) {
-			return Optional.empty();
-		}
-		return Optional.ofNullable(this.plans.get(PlanRecord.keyOf(instanceId, incarnation)))
-			.or(() -> Optional.ofNullable(this.plans.get(PlanRecord.KEY_PREFIX + instanceId)))
-			.map((byGeneration) -> byGeneration.get(current.generation()))
-			.filter((plan) -> plan.incarnation().equals(incarnation));
+		return this.view.plan(instanceId, incarnation);
 	}
 
 	/**
@@ -164,15 +173,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the plans, by instance id (then incarnation)
 	 */
 	public List<PlanRecord> plans() {
-		PlanEpoch current = this.epoch.get();
-		if (current == null) {
-			return List.of();
-		}
-		return this.plans.values().stream()
-			.map((byGeneration) -> byGeneration.get(current.generation()))
-			.filter(Objects::nonNull)
-			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
-			.toList();
+		return this.view.plans();
 	}
 
 	/**
@@ -181,13 +182,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the records, by instance id (then incarnation)
 	 */
 	public List<ProgressRecord> progress() {
-		Set<String> starts = plans().stream()
-			.map((plan) -> ProgressRecord.keyOf(plan.instanceId(), plan.incarnation()))
-			.collect(Collectors.toSet());
-		return this.progress.values().stream()
-			.filter((record) -> starts.contains(record.key()))
-			.sorted(Comparator.comparing(ProgressRecord::instanceId).thenComparing(ProgressRecord::incarnation))
-			.toList();
+		return this.view.progress();
 	}
 
 	/**
@@ -195,7 +190,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the keys
 	 */
 	public Set<String> progressKeys() {
-		return Set.copyOf(this.progress.keySet());
+		return this.view.progressKeys();
 	}
 
 	/**
@@ -203,7 +198,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return requests by instance id
 	 */
 	public Map<String, RejoinRequest> rejoinRequests() {
-		return Map.copyOf(this.rejoins);
+		return this.view.rejoinRequests();
 	}
 
 	/**
@@ -211,12 +206,12 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the keys
 	 */
 	public Set<String> planKeys() {
-		return Set.copyOf(this.plans.keySet());
+		return this.view.planKeys();
 	}
 
 	@Override
 	public Optional<PlanEpoch> planEpoch() {
-		return Optional.ofNullable(this.epoch.get());
+		return this.view.planEpoch();
 	}
 
 	/**
@@ -225,13 +220,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the problem, empty while the topic is read
 	 */
 	public Optional<String> problem() {
-		return Optional.ofNullable(this.problem.get());
+		return this.probe.problem().or(() -> Optional.ofNullable(this.readProblem.get()));
 	}
 
 	/**
-	 * Why the view cannot be planned with, if it cannot: it is not read yet, or not read to its end since it started.
-	 * A view read to its end once is kept while the topic cannot be read for a while: it still holds every leave
-	 * request written before, and no new one can be written meanwhile ({@link #problem()} says why).
+	 * Why the view cannot be planned with, if it cannot: it is not read yet, or not read to its end since the reader
+	 * started, or started over. A view read to its end once is kept while the topic cannot be read for a while: it
+	 * still holds every leave request written before, and no new one can be written meanwhile ({@link #problem()}
+	 * says why).
 	 * @return the reason, empty while the view is current
 	 */
 	@Override
@@ -247,183 +243,119 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * Reads until closed. Any error (a timeout, a topic gone, an authorization error) is reported by
-	 * {@link #problem()} and logged, and the reader starts again with a new consumer after a back-off; the view read
-	 * so far is kept.
+	 * Reads until closed. Any error (a timeout, an authorization error) is reported by {@link #problem()} and logged,
+	 * and the reader goes on with a new consumer after a back-off, from where it was; the view read so far is kept.
 	 */
 	private void read() {
 		Duration backoff = FIRST_BACKOFF;
-		try {
-			while (this.running) {
-				KafkaConsumer<byte[], byte[]> reader = this.consumer;
-				try {
-					readWith(reader);
-				}
-				catch (WakeupException | InterruptException ex) {
-					if (this.running) {
-						report(ex);
-					}
-				}
-				catch (RuntimeException ex) {
-					if (this.problem.get() == null) {
-						// it read well until now: a new fault, not the next try of an old one
-						backoff = FIRST_BACKOFF;
-					}
+		while (reading()) {
+			Consumer<byte[], byte[]> reader = this.consumer;
+			try {
+				readWith(reader);
+			}
+			catch (InvalidOffsetException ex) {
+				startOver("the records after offset " + this.nextOffset + " are gone (" + ex.getMessage() + ")");
+			}
+			catch (WakeupException | InterruptException ex) {
+				if (reading()) {
 					report(ex);
 				}
-				finally {
-					reader.close(Duration.ofSeconds(5));
-				}
-				if (!this.running || !pause(backoff)) {
-					return;
-				}
-				this.consumer = this.clients.consumer();
-				backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF
-						: backoff.multipliedBy(2);
 			}
-		}
-		finally {
-			closeAdmin();
+			catch (RuntimeException ex) {
+				if (this.readProblem.get() == null) {
+					// it read well until now: a new fault, not the next try of an old one
+					backoff = FIRST_BACKOFF;
+				}
+				report(ex);
+			}
+			finally {
+				reader.close(Duration.ofSeconds(5));
+			}
+			if (!pause(backoff)) {
+				return;
+			}
+			this.consumer = this.consumers.get();
+			backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF : backoff.multipliedBy(2);
 		}
 	}
 
-	private void readWith(KafkaConsumer<byte[], byte[]> reader) {
+	/**
+	 * Whether this thread is the reader of the current start: a thread of an earlier start whose close timed out
+	 * stops at its next look, and never reads beside the new one.
+	 */
+	private boolean reading() {
+		return this.running && this.thread == Thread.currentThread();
+	}
+
+	private void readWith(Consumer<byte[], byte[]> reader) {
 		reader.assign(List.of(this.partition));
-		reader.seekToBeginning(List.of(this.partition));
-		long endAtStart = endOffset(reader);
-		this.liveFrom = endAtStart;
-		long nextProbe = System.nanoTime() + PROBE_INTERVAL.toNanos();
-		recovered();
-		while (this.running) {
-			for (ConsumerRecord<byte[], byte[]> record : reader.poll(POLL)) {
-				apply(record);
+		if (this.rebuilding != null) {
+			beginRebuild(reader);
+		}
+		else {
+			reader.seek(this.partition, this.nextOffset);
+		}
+		while (reading()) {
+			ConsumerRecords<byte[], byte[]> records = reader.poll(POLL);
+			recovered();
+			ControlTopicView target = (this.rebuilding != null) ? this.rebuilding : this.view;
+			for (ConsumerRecord<byte[], byte[]> record : records) {
+				Optional<ControlRecord> read = target.apply(record);
+				this.nextOffset = record.offset() + 1;
+				if (read.isPresent() && record.offset() >= this.liveFrom) {
+					tell(read.get());
+				}
 			}
-			if (this.caughtUp.getCount() > 0 && reader.position(this.partition, POLL) >= endAtStart) {
+			if (this.rebuilding != null && reader.position(this.partition, PROBE_INTERVAL) >= this.rebuildEnd) {
+				this.view = this.rebuilding;
+				this.rebuilding = null;
 				this.caughtUp.countDown();
 			}
-			if (System.nanoTime() - nextProbe >= 0) {
-				probe(reader);
-				recovered();
-				nextProbe = System.nanoTime() + PROBE_INTERVAL.toNanos();
+			if (topicReplaced()) {
+				startOver("the topic was deleted and created again");
+				beginRebuild(reader);
 			}
 		}
 	}
 
 	/**
-	 * A consumer only logs the fetch errors of a topic that is gone, and answers from its cached metadata: ask the
-	 * cluster.
+	 * Whether the probe found another topic of that name than the one read: its records are the only current ones.
 	 */
-	private void probe(KafkaConsumer<byte[], byte[]> reader) {
-		if (this.admin == null) {
-			this.admin = this.clients.admin();
+	private boolean topicReplaced() {
+		Optional<Uuid> described = this.probe.topicId();
+		if (described.isEmpty()) {
+			return false;
 		}
-		try {
-			this.admin.describeTopics(List.of(this.partition.topic()))
-				.allTopicNames()
-				.get(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+		if (this.readingTopicId == null) {
+			this.readingTopicId = described.get();
+			return false;
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new InterruptException(ex);
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof UnknownTopicOrPartitionException)
-					? new IllegalStateException("the topic does not exist (create it, or let incremental-rebalance "
-							+ "create it at start with incremental.rebalance.control.topic.create=true)")
-					: new IllegalStateException(String.valueOf(ex.getCause()), ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			throw new IllegalStateException("the cluster did not describe it within " + PROBE_INTERVAL, ex);
-		}
-		endOffset(reader);
-	}
-
-	private long endOffset(KafkaConsumer<byte[], byte[]> reader) {
-		return reader.endOffsets(List.of(this.partition), PROBE_INTERVAL).getOrDefault(this.partition, 0L);
-	}
-
-	private void report(RuntimeException ex) {
-		String now = "control topic " + this.partition.topic() + " cannot be read: " + ex;
-		if (!now.equals(this.problem.getAndSet(now))) {
-			logger.warn("The {}; retrying with back-off, the last view is kept meanwhile", now);
-		}
-	}
-
-	private void recovered() {
-		if (this.problem.getAndSet(null) != null) {
-			logger.info("Control topic {} is read again", this.partition.topic());
-		}
-	}
-
-	private void closeAdmin() {
-		if (this.admin != null) {
-			this.admin.close(Duration.ofSeconds(5));
-			this.admin = null;
-		}
+		return !this.readingTopicId.equals(described.get());
 	}
 
 	/**
-	 * Wait before the next attempt, or until closed.
-	 * @return false when closed meanwhile
+	 * Read the topic again from its beginning into a new view: the current one stays for queries until the new one is
+	 * caught up, and the reader is not caught up meanwhile.
 	 */
-	private boolean pause(Duration backoff) {
-		long until = System.nanoTime() + backoff.toNanos();
-		while (this.running && System.nanoTime() - until < 0) {
-			LockSupport.parkNanos(Math.min(until - System.nanoTime(), POLL.toNanos()));
+	private void startOver(String why) {
+		logger.warn("Reading control topic {} again from its beginning: {}; the last view is kept until then, and not "
+				+ "planned with", this.partition.topic(), why);
+		this.rebuilding = new ControlTopicView(this.partition.topic());
+		this.readingTopicId = null;
+		if (this.caughtUp.getCount() == 0) {
+			this.caughtUp = new CountDownLatch(1);
 		}
-		return this.running;
 	}
 
-	private void apply(ConsumerRecord<byte[], byte[]> record) {
-		String key = ControlCodec.decodeKey(record.key());
-		Optional<ControlRecord> decoded;
-		try {
-			decoded = ControlCodec.decode(key, record.value());
-		}
-		catch (MalformedControlRecordException ex) {
-			logger.warn("Skipping control record at offset {} of {}: {}", record.offset(), this.partition,
-					ex.getMessage());
-			return;
-		}
-		if (decoded.isEmpty()) {
-			if (key.startsWith(LeaveRecord.KEY_PREFIX)) {
-				this.leaves.remove(key.substring(LeaveRecord.KEY_PREFIX.length()));
-			}
-			else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
-				this.plans.remove(key);
-			}
-			else if (key.startsWith(RejoinRequest.KEY_PREFIX)) {
-				this.rejoins.remove(key.substring(RejoinRequest.KEY_PREFIX.length()));
-			}
-			else if (key.startsWith(ProgressRecord.KEY_PREFIX)) {
-				this.progress.remove(key);
-			}
-			return;
-		}
-		ControlRecord value = decoded.get();
-		if (value instanceof LeaveRecord leave) {
-			this.leaves.put(leave.instanceId(), leave);
-		}
-		else if (value instanceof RejoinRequest rejoin) {
-			this.rejoins.put(rejoin.instanceId(), rejoin);
-		}
-		else if (value instanceof ProgressRecord learners) {
-			this.progress.put(key, learners);
-		}
-		else if (value instanceof PlanRecord plan) {
-			this.plans.compute(key, (k, held) -> {
-				NavigableMap<Integer, PlanRecord> byGeneration = (held != null) ? new TreeMap<>(held) : new TreeMap<>();
-				byGeneration.put(plan.generation(), plan);
-				return Collections.unmodifiableNavigableMap(byGeneration);
-			});
-		}
-		else if (value instanceof PlanEpoch planEpoch && !adopt(planEpoch, record.offset())) {
-			return;
-		}
-		if (record.offset() < this.liveFrom) {
-			return;
-		}
-		for (Consumer<ControlRecord> listener : this.listeners) {
+	private void beginRebuild(Consumer<byte[], byte[]> reader) {
+		reader.seekToBeginning(List.of(this.partition));
+		this.rebuildEnd = reader.endOffsets(List.of(this.partition), PROBE_INTERVAL).getOrDefault(this.partition, 0L);
+		this.liveFrom = this.rebuildEnd;
+		this.nextOffset = 0;
+	}
+
+	private void tell(ControlRecord value) {
+		for (java.util.function.Consumer<ControlRecord> listener : this.listeners) {
 			try {
 				listener.accept(value);
 			}
@@ -433,29 +365,29 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		}
 	}
 
+	private void report(RuntimeException ex) {
+		String now = "control topic " + this.partition.topic() + " cannot be read: " + ex;
+		if (!now.equals(this.readProblem.getAndSet(now))) {
+			logger.warn("The {}; retrying with back-off, the last view is kept meanwhile", now);
+		}
+	}
+
+	private void recovered() {
+		if (this.readProblem.getAndSet(null) != null) {
+			logger.info("Control topic {} is read again", this.partition.topic());
+		}
+	}
+
 	/**
-	 * Take a plan epoch unless it is a late write of a former leader, then forget the plan records of other
-	 * generations (those of the next plan, written before its epoch, stay).
-	 * @return whether it was taken
+	 * Wait before the next attempt, or until closed.
+	 * @return false when closed meanwhile
 	 */
-	private boolean adopt(PlanEpoch next, long offset) {
-		PlanEpoch held = this.epoch.get();
-		if (held != null && !next.supersedes(held)) {
-			logger.warn("Ignoring the plan of generation {} by {} at offset {} of {}: the plan of generation {} by {} "
-					+ "replaced it (a late write of a former leader)", next.generation(), next.leader(), offset,
-					this.partition, held.generation(), held.leader());
-			return false;
+	private boolean pause(Duration backoff) {
+		long until = System.nanoTime() + backoff.toNanos();
+		while (reading() && System.nanoTime() - until < 0) {
+			LockSupport.parkNanos(Math.min(until - System.nanoTime(), POLL.toNanos()));
 		}
-		boolean reset = held != null && next.generation() < held.generation();
-		if (reset) {
-			logger.info("The group started again at generation {} (its plans were at generation {}): taking the plan "
-					+ "of {}", next.generation(), held.generation(), next.leader());
-		}
-		this.epoch.set(next);
-		this.plans.replaceAll((key, byGeneration) -> Collections.unmodifiableNavigableMap(new TreeMap<>(reset
-				? byGeneration.subMap(next.generation(), true, next.generation(), true)
-				: byGeneration.tailMap(next.generation(), true))));
-		return true;
+		return reading();
 	}
 
 	@Override
@@ -466,13 +398,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		this.running = false;
 		this.caughtUp = new CountDownLatch(1);
 		this.consumer.wakeup();
-		this.problem.set(null);
+		this.readProblem.set(null);
 		try {
 			this.thread.join(Duration.ofSeconds(10).toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		this.probe.close();
 	}
 
 }

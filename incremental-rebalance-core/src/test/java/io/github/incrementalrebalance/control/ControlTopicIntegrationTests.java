@@ -23,6 +23,7 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.testkit.MutableClock;
+import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,6 +35,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,12 +47,13 @@ import static org.awaitility.Awaitility.await;
  * The control topic on a real broker: created compacted with one partition, read from the beginning without a
  * consumer group, a malformed record skipped, a tombstone cancelling a leave.
  */
+@Tag(TestTags.BROKER)
 class ControlTopicIntegrationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	@RegisterExtension
-	static final KafkaBroker broker = new KafkaBroker();
+	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@Test
 	void controlTopicIsCreatedCompactedWithOnePartition() throws Exception {
@@ -99,7 +102,7 @@ class ControlTopicIntegrationTests {
 			writer.tombstone(LeaveRecord.keyOf("s1")).join();
 
 			try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic);
-					LogCapture log = LogCapture.of(ControlTopicReader.class)) {
+					LogCapture log = LogCapture.of(ControlTopicView.class)) {
 				reader.start();
 				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
 				assertThat(log.messages(Level.WARN)).hasSize(2)
@@ -203,7 +206,7 @@ class ControlTopicIntegrationTests {
 				.containsExactly(new TaskId(0, 2));
 			assertThat(reader.plan("twin", "t2").orElseThrow().plan().active()).containsExactly(new TaskId(0, 3));
 
-			try (LogCapture log = LogCapture.of(ControlTopicReader.class)) {
+			try (LogCapture log = LogCapture.of(ControlTopicView.class)) {
 				// a former leader's plan of generation 7 arrives late; its clock is a minute ahead
 				writer.publishPlan(List.of(
 						MemberPlanBuilder.plan("a", "a1").active("0_9").record(7),

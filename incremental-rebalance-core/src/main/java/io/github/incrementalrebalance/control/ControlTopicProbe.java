@@ -1,0 +1,148 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Asks the cluster about the control topic at an interval: a consumer only logs the fetch errors of a topic that is
+ * gone and answers from its cached metadata, so whether the topic can be read, and which topic of that name it is
+ * (a topic deleted and created again has a new id), comes from here.
+ * <p>
+ * Runs on a thread of its own, so a slow or unreachable cluster never holds up the reading of the topic; any thread may
+ * ask what it found.
+ */
+final class ControlTopicProbe implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ControlTopicProbe.class);
+
+	private final String topic;
+
+	private final Supplier<Admin> admins;
+
+	private final Duration interval;
+
+	private final AtomicReference<String> problem = new AtomicReference<>();
+
+	private final AtomicReference<Uuid> topicId = new AtomicReference<>();
+
+	private ScheduledExecutorService executor;
+
+	/** Made on the probe's thread at its first run, closed when the probe stops; only that thread touches it. */
+	private Admin admin;
+
+	/**
+	 * @param topic the control topic
+	 * @param admins makes the admin client the probe asks with
+	 * @param interval how often it asks, and how long one answer may take
+	 */
+	ControlTopicProbe(String topic, Supplier<Admin> admins, Duration interval) {
+		this.topic = topic;
+		this.admins = admins;
+		this.interval = interval;
+	}
+
+	synchronized void start() {
+		if (this.executor != null) {
+			return;
+		}
+		this.executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+			Thread thread = new Thread(runnable, "incremental-rebalance-control-probe-" + this.topic);
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor.scheduleWithFixedDelay(this::probe, this.interval.toMillis(), this.interval.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Why the cluster could not describe the topic at the last probe, if it could not.
+	 * @return the problem, empty while the topic is there
+	 */
+	Optional<String> problem() {
+		return Optional.ofNullable(this.problem.get());
+	}
+
+	/**
+	 * The id of the topic as last described.
+	 * @return the id, empty before the first answer
+	 */
+	Optional<Uuid> topicId() {
+		return Optional.ofNullable(this.topicId.get());
+	}
+
+	private void probe() {
+		try {
+			if (this.admin == null) {
+				this.admin = this.admins.get();
+			}
+			TopicDescription description = this.admin.describeTopics(List.of(this.topic))
+				.allTopicNames()
+				.get(this.interval.toMillis(), TimeUnit.MILLISECONDS)
+				.get(this.topic);
+			this.topicId.set(description.topicId());
+			if (this.problem.getAndSet(null) != null) {
+				logger.info("Control topic {} is there again", this.topic);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException ex) {
+			report((ex.getCause() instanceof UnknownTopicOrPartitionException)
+					? "the topic does not exist (create it, or let incremental-rebalance create it at start with "
+							+ "incremental.rebalance.control.topic.create=true)"
+					: String.valueOf(ex.getCause()));
+		}
+		catch (TimeoutException ex) {
+			report("the cluster did not describe it within " + this.interval);
+		}
+		catch (RuntimeException ex) {
+			report(String.valueOf(ex));
+		}
+	}
+
+	private void report(String why) {
+		String now = "control topic " + this.topic + " cannot be read: " + why;
+		if (!now.equals(this.problem.getAndSet(now))) {
+			logger.warn("The {}; asking again every {}, the last view is kept meanwhile", now, this.interval);
+		}
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.executor == null) {
+			return;
+		}
+		ScheduledExecutorService stopping = this.executor;
+		this.executor = null;
+		stopping.shutdownNow();
+		try {
+			stopping.awaitTermination(this.interval.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		// the probe's thread has stopped, or will not run again: the admin is no longer touched
+		if (this.admin != null) {
+			this.admin.close(Duration.ofSeconds(5));
+			this.admin = null;
+		}
+		this.problem.set(null);
+	}
+
+}

@@ -1,0 +1,192 @@
+package io.github.incrementalrebalance.control;
+
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import io.github.incrementalrebalance.planner.LeaveRequest;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The latest state of the control topic, built from its records in offset order: one record per key (a tombstone
+ * removes it), plans kept per generation so that a late write of a former leader never hides the current plan.
+ * <p>
+ * Only the thread reading the topic applies records; any thread may query, and sees each record's effect whole.
+ */
+final class ControlTopicView {
+
+	private static final Logger logger = LoggerFactory.getLogger(ControlTopicView.class);
+
+	private final String topic;
+
+	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
+
+	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
+
+	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
+
+	private final Map<String, ProgressRecord> progress = new ConcurrentHashMap<>();
+
+	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
+
+	ControlTopicView(String topic) {
+		this.topic = topic;
+	}
+
+	/**
+	 * Apply the next record of the topic.
+	 * @param record the record, of a higher offset than every record applied before
+	 * @return the record read, when it is one that listeners hear of: not a tombstone, not a malformed record, not a
+	 * plan epoch that a newer one replaced
+	 */
+	Optional<ControlRecord> apply(ConsumerRecord<byte[], byte[]> record) {
+		String key = ControlCodec.decodeKey(record.key());
+		Optional<ControlRecord> decoded;
+		try {
+			decoded = ControlCodec.decode(key, record.value());
+		}
+		catch (MalformedControlRecordException ex) {
+			logger.warn("Skipping control record at offset {} of {}: {}", record.offset(), this.topic,
+					ex.getMessage());
+			return Optional.empty();
+		}
+		if (decoded.isEmpty()) {
+			remove(key);
+			return Optional.empty();
+		}
+		ControlRecord value = decoded.get();
+		if (value instanceof LeaveRecord leave) {
+			this.leaves.put(leave.instanceId(), leave);
+		}
+		else if (value instanceof RejoinRequest rejoin) {
+			this.rejoins.put(rejoin.instanceId(), rejoin);
+		}
+		else if (value instanceof ProgressRecord learners) {
+			this.progress.put(key, learners);
+		}
+		else if (value instanceof PlanRecord plan) {
+			this.plans.compute(key, (k, held) -> {
+				NavigableMap<Integer, PlanRecord> byGeneration = (held != null) ? new TreeMap<>(held) : new TreeMap<>();
+				byGeneration.put(plan.generation(), plan);
+				return Collections.unmodifiableNavigableMap(byGeneration);
+			});
+		}
+		else if (value instanceof PlanEpoch planEpoch && !adopt(planEpoch, record.offset())) {
+			return Optional.empty();
+		}
+		return decoded;
+	}
+
+	private void remove(String key) {
+		if (key.startsWith(LeaveRecord.KEY_PREFIX)) {
+			this.leaves.remove(key.substring(LeaveRecord.KEY_PREFIX.length()));
+		}
+		else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
+			this.plans.remove(key);
+		}
+		else if (key.startsWith(RejoinRequest.KEY_PREFIX)) {
+			this.rejoins.remove(key.substring(RejoinRequest.KEY_PREFIX.length()));
+		}
+		else if (key.startsWith(ProgressRecord.KEY_PREFIX)) {
+			this.progress.remove(key);
+		}
+	}
+
+	/**
+	 * Take a plan epoch unless it is a late write of a former leader, then forget the plan records of other
+	 * generations (those of the next plan, written before its epoch, stay).
+	 * @return whether it was taken
+	 */
+	private boolean adopt(PlanEpoch next, long offset) {
+		PlanEpoch held = this.epoch.get();
+		if (held != null && !next.supersedes(held)) {
+			logger.warn("Ignoring the plan of generation {} by {} at offset {} of {}: the plan of generation {} by {} "
+					+ "replaced it (a late write of a former leader)", next.generation(), next.leader(), offset,
+					this.topic, held.generation(), held.leader());
+			return false;
+		}
+		boolean reset = held != null && next.generation() < held.generation();
+		if (reset) {
+			logger.info("The group started again at generation {} (its plans were at generation {}): taking the plan "
+					+ "of {}", next.generation(), held.generation(), next.leader());
+		}
+		this.epoch.set(next);
+		this.plans.replaceAll((key, byGeneration) -> Collections.unmodifiableNavigableMap(new TreeMap<>(reset
+				? byGeneration.subMap(next.generation(), true, next.generation(), true)
+				: byGeneration.tailMap(next.generation(), true))));
+		return true;
+	}
+
+	List<LeaveRequest> leaveRequests() {
+		return this.leaves.values().stream().filter(LeaveRecord::pending).map(LeaveRecord::toLeaveRequest).toList();
+	}
+
+	Optional<LeaveRecord> leaveRecord(String instanceId) {
+		return Optional.ofNullable(this.leaves.get(instanceId));
+	}
+
+	Map<String, LeaveRecord> leaveRecords() {
+		return Map.copyOf(this.leaves);
+	}
+
+	Optional<PlanRecord> plan(String instanceId, String incarnation) {
+		PlanEpoch current = this.epoch.get();
+		if (current == null) {
+			return Optional.empty();
+		}
+		return Optional.ofNullable(this.plans.get(PlanRecord.keyOf(instanceId, incarnation)))
+			.or(() -> Optional.ofNullable(this.plans.get(PlanRecord.KEY_PREFIX + instanceId)))
+			.map((byGeneration) -> byGeneration.get(current.generation()))
+			.filter((plan) -> plan.incarnation().equals(incarnation));
+	}
+
+	List<PlanRecord> plans() {
+		PlanEpoch current = this.epoch.get();
+		if (current == null) {
+			return List.of();
+		}
+		return this.plans.values().stream()
+			.map((byGeneration) -> byGeneration.get(current.generation()))
+			.filter(Objects::nonNull)
+			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
+			.toList();
+	}
+
+	List<ProgressRecord> progress() {
+		Set<String> starts = plans().stream()
+			.map((plan) -> ProgressRecord.keyOf(plan.instanceId(), plan.incarnation()))
+			.collect(Collectors.toSet());
+		return this.progress.values().stream()
+			.filter((record) -> starts.contains(record.key()))
+			.sorted(Comparator.comparing(ProgressRecord::instanceId).thenComparing(ProgressRecord::incarnation))
+			.toList();
+	}
+
+	Set<String> progressKeys() {
+		return Set.copyOf(this.progress.keySet());
+	}
+
+	Map<String, RejoinRequest> rejoinRequests() {
+		return Map.copyOf(this.rejoins);
+	}
+
+	Set<String> planKeys() {
+		return Set.copyOf(this.plans.keySet());
+	}
+
+	Optional<PlanEpoch> planEpoch() {
+		return Optional.ofNullable(this.epoch.get());
+	}
+
+}
