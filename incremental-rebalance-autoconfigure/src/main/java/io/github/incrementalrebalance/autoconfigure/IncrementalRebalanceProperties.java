@@ -54,6 +54,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
  * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
  * Streams to close.
+ * @param leaveAcknowledgementTimeout How long a leave waits for the group to answer it (a plan that acknowledges it;
+ * after a rebalance, a plan of that generation) before it says it waits, in the log, health and the endpoint. Default:
+ * the group's rebalance timeout (the main consumer's 'max.poll.interval.ms'), as long as a slow rebalance may take.
+ * @param leaveUnanswered What a leave does once its acknowledgement timeout passed unanswered: 'wait' (keep asking
+ * until answered, cancelled or past its own timeout: a slow group never turns a leave into a cold move) or 'leave'
+ * (leave the group without learners).
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
@@ -61,7 +67,8 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
-		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight) {
+		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration leaveAcknowledgementTimeout,
+		@Nullable LeaveUnanswered leaveUnanswered) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -81,6 +88,10 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
 			throw invalid("placement-policy", placementPolicy.getName(),
 					"a class implementing " + PlacementPolicy.class.getName());
+		}
+		if (leaveAcknowledgementTimeout != null && leaveAcknowledgementTimeout.toMillis() < 1) {
+			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
+					"a duration of at least 1ms, or unset for the group's rebalance timeout");
 		}
 		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
 			throw invalid("instance-id", instanceId, "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
@@ -133,7 +144,26 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (this.taskWeight != null) {
 			keys.put(LearnerConfig.TASK_WEIGHT_CONFIG, this.taskWeight.value());
 		}
+		if (this.leaveAcknowledgementTimeout != null) {
+			keys.put(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, this.leaveAcknowledgementTimeout.toMillis());
+		}
+		if (this.leaveUnanswered != null) {
+			keys.put(LearnerConfig.LEAVE_UNANSWERED_CONFIG, this.leaveUnanswered.name().toLowerCase(Locale.ROOT));
+		}
 		return keys;
+	}
+
+	/**
+	 * What a leave does once its acknowledgement timeout passed unanswered.
+	 */
+	public enum LeaveUnanswered {
+
+		/** Keep asking until the group answers, the leave is cancelled or its own timeout passes. */
+		WAIT,
+
+		/** Leave the group without learners. */
+		LEAVE
+
 	}
 
 	/**

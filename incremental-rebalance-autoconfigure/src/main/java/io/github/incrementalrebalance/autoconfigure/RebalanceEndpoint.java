@@ -231,7 +231,8 @@ public class RebalanceEndpoint {
 		runtime.tasks().forEach((task) -> counts.merge(task.role(), 1L, Long::sum));
 		return new Member(runtime.applicationId(), runtime.identity().instanceId(), runtime.identity().incarnation(),
 				runtime.identity().mode().name().toLowerCase(), runtime.state(), runtime.deadline().orElse(null),
-				runtime.drainOutcome().map(LeaveOutcome::of).orElse(null), counts, runtime.hasDuplicateInstanceId());
+				runtime.leaveWaiting().orElse(null), runtime.drainOutcome().map(LeaveOutcome::of).orElse(null), counts,
+				runtime.hasDuplicateInstanceId());
 	}
 
 	private static Group group(MemberRuntime runtime) {
@@ -290,13 +291,14 @@ public class RebalanceEndpoint {
 	 * @param mode incremental or upgrading
 	 * @param state where it is in leaving
 	 * @param deadline when it leaves even if its learners are not ready, on this instance's clock
+	 * @param waiting why its leave waits for the group longer than its acknowledgement timeout (it keeps asking)
 	 * @param outcome how its leave ended, once it left
 	 * @param tasks its tasks per role
 	 * @param duplicateInstanceId whether another live member has its id
 	 */
 	public record Member(String applicationId, String instanceId, String incarnation, String mode, MemberState state,
-			@Nullable Instant deadline, @Nullable LeaveOutcome outcome, Map<TaskRole, Long> tasks,
-			boolean duplicateInstanceId) {
+			@Nullable Instant deadline, @Nullable String waiting, @Nullable LeaveOutcome outcome,
+			Map<TaskRole, Long> tasks, boolean duplicateInstanceId) {
 	}
 
 	/**

@@ -53,6 +53,7 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 			runtime.assignorStatus().weightProblem()
 				.ifPresent((problem) -> details.put("taskWeight", "count, not state-size: " + problem));
 			runtime.deadline().ifPresent((deadline) -> details.put("deadline", deadline));
+			runtime.leaveWaiting().ifPresent((why) -> details.put("leaveWaiting", why));
 			runtime.drainOutcome().ifPresent((outcome) -> {
 				details.put("outcome", outcome.kind().word());
 				details.put("outcomeReason", outcome.reason().word());

@@ -249,6 +249,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
+	void leaveBoundsBecomeTheirKafkaStyleKeys() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.leave-acknowledgement-timeout=2m",
+					"incremental-rebalance.leave-unanswered=leave")
+			.run((context) -> assertThat(streamsConfiguration(context))
+				.containsEntry("incremental.rebalance.leave.acknowledgement.timeout.ms", 120_000L)
+				.containsEntry("incremental.rebalance.leave.unanswered", "leave"));
+	}
+
+	@Test
 	void taskWeightKeyOfNoKnownKindStopsStartUpNamingItAndTheKinds() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.task.weight=bytes")

@@ -323,6 +323,44 @@ class RebalanceEndpointIntegrationTests {
 		}
 	}
 
+	/**
+	 * A leader on Kafka's assignor never answers a leave: the leave keeps asking, and the endpoint and health say why
+	 * once its acknowledgement timeout passed, until it is cancelled.
+	 */
+	@Test
+	void leaveTheGroupDoesNotAnswerSaysWhyItWaitsInTheEndpointAndHealthUntilCancelled() throws Exception {
+		broker.createTopics(2, "waiting-app-input", "waiting-app-output");
+		try (ConfigurableApplicationContext a = startWaiting("a", "incremental-rebalance.mode=upgrading")) {
+			await("a leads").atMost(Duration.ofMinutes(1)).until(() -> running(a));
+			try (ConfigurableApplicationContext b = startWaiting("b",
+					"incremental-rebalance.leave-acknowledgement-timeout=2s")) {
+				await("both run").atMost(Duration.ofMinutes(1)).until(() -> running(a) && running(b));
+				assertThat(post(b, "{}").statusCode()).isEqualTo(202);
+
+				await("b says why its leave waits").atMost(Duration.ofSeconds(30))
+					.until(() -> get(b, "/actuator/rebalance").body().contains("\"waiting\""));
+				assertThat(get(b, "/actuator/rebalance").body()).contains("\"state\":\"LEAVING\"")
+					.contains("\"waiting\":\"unanswered for more than PT2S: the leader published no learner plan");
+				HttpResponse<String> health = get(b, "/actuator/health/rebalance");
+				assertThat(health.statusCode()).isEqualTo(200);
+				assertThat(health.body()).contains("\"leaveWaiting\":\"unanswered for more than PT2S");
+				assertThat(b.getBean(MemberRuntimes.class).all().get(0).drainOutcome()).as("nothing moved cold")
+					.isEmpty();
+
+				HttpResponse<String> cancel = delete(b);
+				assertThat(cancel.statusCode()).isEqualTo(200);
+				assertThat(cancel.body()).contains("\"state\":\"STABLE\"").doesNotContain("\"waiting\"");
+				assertThat(get(b, "/actuator/health/rebalance").body()).doesNotContain("leaveWaiting");
+			}
+		}
+	}
+
+	private ConfigurableApplicationContext startWaiting(String name, String setting) {
+		return CountingBootApplication.start(broker, "waiting-app", name, this.stateRoot, null, true, setting,
+				"management.endpoints.web.exposure.include=rebalance,health",
+				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
+	}
+
 	private ConfigurableApplicationContext startTwin(String name) {
 		return CountingBootApplication.start(broker, "twin-app", name, this.stateRoot, null, true,
 				"incremental-rebalance.instance-id=twin", "incremental-rebalance.on-drained=stop-streams",

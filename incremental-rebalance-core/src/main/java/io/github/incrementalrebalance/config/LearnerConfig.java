@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.RackAwarePlacementPolicy;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -84,6 +86,20 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String TASK_WEIGHT_CONFIG = "incremental.rebalance.task.weight";
 
+	/**
+	 * How long a leave waits for the group to answer it (a plan that acknowledges it; after a rebalance, a plan of that
+	 * generation) before it says it waits; unset means the group's rebalance timeout, the main consumer's
+	 * {@code max.poll.interval.ms}.
+	 */
+	public static final String LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG =
+			"incremental.rebalance.leave.acknowledgement.timeout.ms";
+
+	/**
+	 * What a leave does once its acknowledgement timeout passed unanswered: {@code wait} (keep asking, and say why)
+	 * or {@code leave} (leave the group without learners).
+	 */
+	public static final String LEAVE_UNANSWERED_CONFIG = "incremental.rebalance.leave.unanswered";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
@@ -110,6 +126,22 @@ public final class LearnerConfig extends AbstractConfig {
 			}
 		}, () -> "milliseconds >= 0, or unset"), Importance.MEDIUM,
 				"How long a leaving member waits for its learners before it leaves anyway.")
+		.define(LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, Type.LONG, null,
+				ConfigDef.LambdaValidator.with((name, value) -> {
+					if (value != null && (Long) value < 1) {
+						throw new ConfigException(name, value,
+								"must be >= 1 millisecond, or unset for the group's rebalance timeout");
+					}
+				}, () -> "milliseconds >= 1, or unset"), Importance.LOW,
+				"How long a leave waits for the group to answer it (a plan that acknowledges it; after a rebalance, a "
+						+ "plan of that generation) before it says it waits, in the log and the member's state. Unset: "
+						+ "the group's rebalance timeout (the main consumer's max.poll.interval.ms), as long as a "
+						+ "slow rebalance may take.")
+		.define(LEAVE_UNANSWERED_CONFIG, Type.STRING, "wait", ConfigDef.CaseInsensitiveValidString.in("wait", "leave"),
+				Importance.LOW,
+				"What a leave does once its acknowledgement timeout passed unanswered. wait: keep asking until the "
+						+ "group answers, the leave is cancelled or its own timeout passes (a slow group never turns a "
+						+ "leave into a cold move); leave: leave the group without learners (left-without-learners).")
 		.define(BALANCING_FACTOR_CONFIG, Type.DOUBLE, 2.0, ConfigDef.Range.atLeast(1.0), Importance.MEDIUM,
 				"Tolerated ratio of tasks per thread between the most and the least loaded member.")
 		.define(LEARNER_REBALANCE_TRIGGER_CONFIG, Type.STRING, "conservative",
@@ -168,6 +200,41 @@ public final class LearnerConfig extends AbstractConfig {
 					+ "accepted: group.protocol=classic (the default), or incremental-rebalance disabled for this "
 					+ "application");
 		}
+	}
+
+	/**
+	 * How long a leave waits for the group to answer it before it says so.
+	 * @param rebalanceTimeout the group's rebalance timeout, the default
+	 * @return the configured timeout, else the rebalance timeout
+	 */
+	public Duration leaveAcknowledgementTimeout(Duration rebalanceTimeout) {
+		Long configured = getLong(LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG);
+		return (configured != null) ? Duration.ofMillis(configured) : rebalanceTimeout;
+	}
+
+	/**
+	 * Whether a leave whose acknowledgement timeout passed unanswered leaves without learners.
+	 * @return true for {@code leave}, false for {@code wait}
+	 */
+	public boolean leaveUnanswered() {
+		return "leave".equalsIgnoreCase(getString(LEAVE_UNANSWERED_CONFIG));
+	}
+
+	/**
+	 * The group's rebalance timeout on the classic protocol: how long a member may take to rejoin a rebalance, the
+	 * main consumer's {@code max.poll.interval.ms} (Kafka Streams sets no default of its own).
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the timeout
+	 */
+	public static Duration rebalanceTimeout(Map<?, ?> streamsConfig) {
+		String key = ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG;
+		for (String name : List.of(StreamsConfig.mainConsumerPrefix(key), StreamsConfig.consumerPrefix(key), key)) {
+			Object value = streamsConfig.get(name);
+			if (value != null) {
+				return Duration.ofMillis(Long.parseLong(String.valueOf(value).trim()));
+			}
+		}
+		return Duration.ofMillis(((Number) ConsumerConfig.configDef().defaultValues().get(key)).longValue());
 	}
 
 	public boolean leaveOnClose() {

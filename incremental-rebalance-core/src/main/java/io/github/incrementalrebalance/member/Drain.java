@@ -45,8 +45,6 @@ final class Drain {
 
 	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
 
-	private static final Duration PLAN_GRACE = Duration.ofSeconds(2);
-
 	private final MemberIdentity identity;
 
 	private final ControlState reader;
@@ -65,7 +63,7 @@ final class Drain {
 
 	private final List<Consumer<MemberState>> stateListeners = new CopyOnWriteArrayList<>();
 
-	private final Duration unansweredLimit;
+	private final LeaveBounds bounds;
 
 	private final Clock clock;
 
@@ -93,14 +91,15 @@ final class Drain {
 
 	private int generationAtRequest;
 
-	private Instant unansweredSince;
+	/** Why the current leave waits for the group beyond its acknowledgement bound, if it does. */
+	private volatile Optional<String> waiting = Optional.empty();
 
 	/**
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
 	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, GroupMembership membership, Runnable closeStreams, IntSupplier statefulTasks,
-			Duration unansweredLimit, Clock clock) {
+			LeaveBounds bounds, Clock clock) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
@@ -109,7 +108,7 @@ final class Drain {
 		this.membership = membership;
 		this.closeStreams = closeStreams;
 		this.statefulTasks = statefulTasks;
-		this.unansweredLimit = unansweredLimit;
+		this.bounds = bounds;
 		this.clock = clock;
 	}
 
@@ -192,7 +191,7 @@ final class Drain {
 		this.retry = FIRST_RETRY;
 		this.nextRetry = now.plus(this.retry);
 		this.generationAtRequest = this.trigger.observedGeneration();
-		this.unansweredSince = null;
+		this.waiting = Optional.empty();
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
@@ -271,13 +270,19 @@ final class Drain {
 					plan.map((own) -> own.beingLearned().size()).orElseGet(this.statefulTasks::getAsInt)));
 			return;
 		}
-		if (!this.confirmed && leaderCannotLearn(now)) {
-			finish(DrainOutcome.of(DrainOutcome.Reason.NO_LEARNER_PLAN, this.statefulTasks.getAsInt()));
-			return;
+		if (this.confirmed) {
+			this.waiting = Optional.empty();
 		}
-		if (!this.confirmed && !now.isBefore(this.seenAt.plus(this.unansweredLimit))) {
-			finish(DrainOutcome.of(DrainOutcome.Reason.UNANSWERED, this.statefulTasks.getAsInt()));
-			return;
+		else if (!now.isBefore(this.seenAt.plus(this.bounds.acknowledgement()))) {
+			boolean rebalancedWithoutPlan = rebalancedWithoutPlan();
+			if (this.bounds.leaveUnanswered()) {
+				finish(DrainOutcome.of(rebalancedWithoutPlan ? DrainOutcome.Reason.NO_LEARNER_PLAN
+						: DrainOutcome.Reason.UNANSWERED, this.statefulTasks.getAsInt()));
+				return;
+			}
+			waitFor(rebalancedWithoutPlan ? "the leader published no learner plan for generation "
+					+ this.trigger.observedGeneration() + ", which completed after the request"
+					: "no plan has acknowledged it");
 		}
 		if (!this.confirmed && !now.isBefore(this.nextRetry)) {
 			this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving (retry)");
@@ -331,6 +336,29 @@ final class Drain {
 		}
 	}
 
+	/**
+	 * Keep asking, and say once per leave why it waits: a slow group is no reason for a cold move.
+	 */
+	private void waitFor(String why) {
+		Optional<String> now = Optional.of("unanswered for more than " + this.bounds.acknowledgement() + ": " + why
+				+ "; still asking");
+		if (this.waiting.isEmpty()) {
+			logger.warn("The leave {} of {} is {}. A leave without a deadline is not turned into a cold move by a slow "
+					+ "group: cancel it, give it a timeout, or set incremental.rebalance.leave.unanswered=leave to "
+					+ "leave without learners once incremental.rebalance.leave.acknowledgement.timeout.ms passed",
+					this.leave.leaveId(), this.identity.instanceId(), now.get());
+		}
+		this.waiting = now;
+	}
+
+	/**
+	 * Why the current leave waits for the group longer than its acknowledgement bound, while it does.
+	 * @return the reason, empty while the leave is answered in time or there is none
+	 */
+	Optional<String> waiting() {
+		return (this.state == MemberState.LEAVING) ? this.waiting : Optional.empty();
+	}
+
 	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver) {
 		return switch (handOver) {
 			case LEARNERS_READY -> DrainOutcome.Reason.LEARNERS_READY;
@@ -341,20 +369,13 @@ final class Drain {
 	}
 
 	/**
-	 * A rebalance completed after the leave request, yet the plan read is of an earlier generation: after a short
-	 * grace for the plan to be read, the leader is taken to run without learners.
+	 * A rebalance completed after the leave request, yet the plan read is of an earlier generation: the leader runs
+	 * without learners (Kafka's assignor, its fallback after a planning error) or cannot write its plans.
 	 */
-	private boolean leaderCannotLearn(Instant now) {
+	private boolean rebalancedWithoutPlan() {
 		int completed = this.trigger.observedGeneration();
 		int planned = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
-		if (completed <= this.generationAtRequest || planned >= completed) {
-			this.unansweredSince = null;
-			return false;
-		}
-		if (this.unansweredSince == null) {
-			this.unansweredSince = now;
-		}
-		return !now.isBefore(this.unansweredSince.plus(PLAN_GRACE));
+		return completed > this.generationAtRequest && planned < completed;
 	}
 
 	private void finish(DrainOutcome how) {

@@ -83,8 +83,6 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private static final Duration CHECK_INTERVAL = Duration.ofMillis(250);
 
-	private static final Duration UNANSWERED_LEAVE = Duration.ofSeconds(10);
-
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
 	/** How long a start waits for the control topic to be read before Kafka Streams start anyway. */
@@ -409,7 +407,7 @@ public final class MemberRuntime implements AutoCloseable {
 		this.progressListeners.forEach(this.progressReporter::addListener);
 		this.learnerLags = lags;
 		this.drain = new Drain(this.identity, this.reader, this.writer, this.clientSupplier.rebalanceTrigger(),
-				this.clientSupplier.leaveOnClose(), this.clientSupplier.groupMembership(), this::closeStreams, this::statefulActiveTasks, UNANSWERED_LEAVE,
+				this.clientSupplier.leaveOnClose(), this.clientSupplier.groupMembership(), this::closeStreams, this::statefulActiveTasks, leaveBounds(),
 				this.clock);
 		this.drain.addStateListener((state) -> this.stateListeners.forEach((listener) -> listener.accept(state)));
 		return this;
@@ -423,6 +421,21 @@ public final class MemberRuntime implements AutoCloseable {
 	 */
 	public void stopStreamsWith(Runnable stopper) {
 		this.streamsStopper = Objects.requireNonNull(stopper, "stopper");
+	}
+
+	private LeaveBounds leaveBounds() {
+		Duration rebalanceTimeout = LearnerConfig.rebalanceTimeout(this.streamsConfig);
+		return new LeaveBounds(this.config.leaveAcknowledgementTimeout(rebalanceTimeout), this.config.leaveUnanswered());
+	}
+
+	/**
+	 * Why this member's leave waits for the group longer than its acknowledgement timeout, while it does: it keeps
+	 * asking (a slow rebalance is no reason for a cold move) until answered, cancelled or past its own deadline.
+	 * @return the reason, empty when no leave waits unanswered
+	 */
+	public Optional<String> leaveWaiting() {
+		Drain current = this.drain;
+		return (current != null) ? current.waiting() : Optional.empty();
 	}
 
 	/**

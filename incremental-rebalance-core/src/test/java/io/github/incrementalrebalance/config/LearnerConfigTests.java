@@ -30,6 +30,34 @@ class LearnerConfigTests {
 	}
 
 	@Test
+	void aLeaveWaitsForItsAnswerAsLongAsTheGroupsRebalanceTimeoutAndKeepsAskingUnlessSetOtherwise() {
+		assertThat(LearnerConfig.rebalanceTimeout(Map.of())).as("the consumer's default").isEqualTo(Duration.ofMinutes(5));
+		assertThat(LearnerConfig.rebalanceTimeout(Map.of("max.poll.interval.ms", "60000")))
+			.isEqualTo(Duration.ofMinutes(1));
+		assertThat(LearnerConfig.rebalanceTimeout(Map.of("max.poll.interval.ms", 60_000,
+				"consumer.max.poll.interval.ms", 90_000))).isEqualTo(Duration.ofSeconds(90));
+		assertThat(LearnerConfig.rebalanceTimeout(Map.of("consumer.max.poll.interval.ms", 90_000,
+				"main.consumer.max.poll.interval.ms", 120_000))).as("the main consumer's, as Kafka Streams gives it")
+			.isEqualTo(Duration.ofMinutes(2));
+
+		LearnerConfig defaults = new LearnerConfig(Map.of());
+		assertThat(defaults.leaveAcknowledgementTimeout(Duration.ofMinutes(5))).isEqualTo(Duration.ofMinutes(5));
+		assertThat(defaults.leaveUnanswered()).isFalse();
+		LearnerConfig set = new LearnerConfig(Map.of("incremental.rebalance.leave.acknowledgement.timeout.ms", "20000",
+				"incremental.rebalance.leave.unanswered", "LEAVE"));
+		assertThat(set.leaveAcknowledgementTimeout(Duration.ofMinutes(5))).isEqualTo(Duration.ofSeconds(20));
+		assertThat(set.leaveUnanswered()).isTrue();
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.leave.acknowledgement.timeout.ms", "0")))
+			.withMessageContaining("incremental.rebalance.leave.acknowledgement.timeout.ms")
+			.withMessageContaining("must be >= 1 millisecond, or unset for the group's rebalance timeout");
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.leave.unanswered", "drop")))
+			.withMessageContaining("incremental.rebalance.leave.unanswered")
+			.withMessageContaining("WAIT");
+	}
+
+	@Test
 	void streamsGroupProtocolIsRefusedNamingTheSettingItsSourceAndWhatIsAccepted() {
 		LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", "classic"), "test");
 		LearnerConfig.requireClassicGroupProtocol(Map.of(), "test");

@@ -258,8 +258,43 @@ class DrainScenariosIntegrationTests {
 		}
 	}
 
+	/**
+	 * A leader on Kafka's assignor publishes no plan: by default the leave keeps asking and says why, the member keeps
+	 * its tasks; the operator cancels.
+	 */
 	@Test
-	void leaveUnderALeaderRunningKafkasAssignorLeavesAtOnceAndSaysWhy() {
+	void leaveUnderALeaderRunningKafkasAssignorWaitsAndSaysWhyUntilCancelled() {
+		Group group = new Group("kafka-leader-wait", "conservative");
+		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
+			StreamsInstance leader = launcher.instance("a")
+				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
+				.memberRuntime()
+				.start();
+			leader.awaitRunning();
+			StreamsInstance b = launcher.instance("b")
+				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
+				.memberRuntime()
+				.start();
+			group.loadAndSettle(producer, leader, b);
+			Set<TaskId> ofB = b.activeTasks();
+
+			b.runtime().leave(Optional.empty(), "test");
+
+			await("b says why its leave waits").atMost(Duration.ofSeconds(30))
+				.until(() -> b.runtime().leaveWaiting().isPresent());
+			assertThat(b.runtime().leaveWaiting().orElseThrow()).contains("the leader published no learner plan");
+			assertThat(b.runtime().state()).isEqualTo(MemberState.LEAVING);
+			assertThat(b.activeTasks()).as("nothing moved cold").isEqualTo(ofB);
+
+			assertThat(b.runtime().cancel()).isTrue();
+			assertThat(b.runtime().state()).isEqualTo(MemberState.STABLE);
+			assertThat(b.runtime().leaveWaiting()).isEmpty();
+			assertThat(b.runtime().drainOutcome()).isEmpty();
+		}
+	}
+
+	@Test
+	void withLeaveUnansweredALeaveUnderALeaderRunningKafkasAssignorLeavesAfterItsTimeoutAndSaysWhy() {
 		Group group = new Group("kafka-leader", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher();
 				LogCapture log = LogCapture.of(Drain.class)) {
@@ -268,7 +303,11 @@ class DrainScenariosIntegrationTests {
 				.memberRuntime()
 				.start();
 			leader.awaitRunning();
-			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			StreamsInstance b = launcher.instance("b")
+				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
+				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
+				.memberRuntime()
+				.start();
 			group.loadAndSettle(producer, leader, b);
 			Instant askedAt = Instant.now();
 
@@ -289,11 +328,15 @@ class DrainScenariosIntegrationTests {
 	}
 
 	@Test
-	void planWritesThatFailEndTheLeaveWithoutLearnersAndTheLeaderSaysWhy() throws Exception {
+	void withLeaveUnansweredPlanWritesThatFailEndTheLeaveWithoutLearnersAndTheLeaderSaysWhy() throws Exception {
 		Group group = new Group("unwritable-plans", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
 			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
-			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			StreamsInstance b = launcher.instance("b")
+				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
+				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
+				.memberRuntime()
+				.start();
 			group.loadAndSettle(producer, a, b);
 			String controlTopic = b.runtime().controlTopic();
 			// a leave request is smaller than a leaving member's plan: a topic that takes no larger record than a

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
@@ -22,6 +23,7 @@ import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,8 +59,15 @@ class DrainTests {
 	private volatile CountDownLatch closeMayFinish = new CountDownLatch(0);
 
 	/** Kafka Streams closing: the main consumer leaves the group first, then the rest closes (when the test lets it). */
-	private final Drain drain = new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
-			this.membership, this::closeStreams, () -> 3, Duration.ofSeconds(10), this.clock);
+	private final Drain drain = drain(new LeaveBounds(Duration.ofSeconds(10), false));
+
+	/**
+	 * A drain of this member with its own bounds (the field has the default: wait, here 10 s for an answer).
+	 */
+	private Drain drain(LeaveBounds bounds) {
+		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose, this.membership,
+				this::closeStreams, () -> 3, bounds, this.clock);
+	}
 
 	private void closeStreams() {
 		this.membership.consumerClosed(this.leaveOnClose.operation(false, GroupMembershipOperation.DEFAULT));
@@ -193,35 +202,87 @@ class DrainTests {
 		assertThat(this.drain.state()).as("neither past its deadline nor unanswered").isEqualTo(MemberState.LEAVING);
 	}
 
+	/**
+	 * A slow rebalance (a member stuck in a slow call) answers late: the leave keeps asking and says why, and is still
+	 * answered and drained.
+	 */
 	@Test
-	void rebalanceWithoutAPlanMeansTheLeaderPlacesNoLearnersAndSaysSo() {
+	void leaveNobodyAnswersKeepsAskingAndSaysWhyInsteadOfMovingItsTasksCold() {
+		try (LogCapture log = LogCapture.of(Drain.class)) {
+			this.drain.leave(Optional.empty(), "test", true);
+			for (int second = 1; second <= 60; second++) {
+				this.clock.advance(Duration.ofSeconds(1));
+				this.drain.check();
+				assertThat(this.drain.waiting().isPresent()).as("waiting said after %d s", second).isEqualTo(second >= 10);
+			}
+			assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+			assertThat(this.drain.waiting().orElseThrow()).isEqualTo("unanswered for more than PT10S: no plan has "
+					+ "acknowledged it; still asking");
+			assertThat(this.trigger.requestedCount()).as("it keeps asking, every 8 s at most").isGreaterThan(8);
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.contains("The leave " + leaveId() + " of b is unanswered for more than PT10S")
+				.contains("incremental.rebalance.leave.unanswered=leave");
+
+			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+			this.drain.check();
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+			assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 1));
+			assertThat(this.drain.waiting()).isEmpty();
+		}
+	}
+
+	@Test
+	void rebalanceWithoutAPlanWaitsAsLongAsTheAcknowledgementTimeoutThenSaysSoAndKeepsAsking() {
 		this.control.epoch(1);
 		this.trigger.generationCompleted(4);
 		this.drain.leave(Optional.empty(), "test", true);
 		this.trigger.generationCompleted(5);
 		this.drain.check();
-		this.clock.advance(Duration.ofMillis(1_900));
+		this.clock.advance(Duration.ofSeconds(5));
 		this.drain.check();
-		assertThat(this.drain.state()).as("within the grace for the plan to be read").isEqualTo(MemberState.LEAVING);
+		assertThat(this.drain.state()).as("a plan written slowly is still read in time").isEqualTo(MemberState.LEAVING);
+		assertThat(this.drain.waiting()).isEmpty();
 
-		this.clock.advance(Duration.ofMillis(100));
+		this.clock.advance(Duration.ofSeconds(5));
 		this.drain.check();
 
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
-		assertThat(this.states).endsWith(MemberState.LEFT_WITHOUT_LEARNERS, MemberState.CLOSED)
-			.doesNotContain(MemberState.DRAINED);
-		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.NO_LEARNER_PLAN, 3));
+		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+		assertThat(this.drain.waiting().orElseThrow())
+			.contains("the leader published no learner plan for generation 5, which completed after the request");
 	}
 
 	@Test
-	void leaveNobodyAcknowledgesEndsUnansweredOnTheMembersClock() {
-		this.drain.leave(Optional.empty(), "test", true);
+	void withLeaveUnansweredARebalanceWithoutAPlanEndsTheLeaveWithoutLearnersAndSaysSo() {
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(2), true));
+		leaving.addStateListener(this.states::add);
+		this.control.epoch(1);
+		this.trigger.generationCompleted(4);
+		leaving.leave(Optional.empty(), "test", true);
+		this.trigger.generationCompleted(5);
+		leaving.check();
+		this.clock.advance(Duration.ofMillis(1_900));
+		leaving.check();
+		assertThat(leaving.state()).as("within the acknowledgement timeout").isEqualTo(MemberState.LEAVING);
+
+		this.clock.advance(Duration.ofMillis(100));
+		leaving.check();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> leaving.state() == MemberState.CLOSED);
+		assertThat(this.states).endsWith(MemberState.LEFT_WITHOUT_LEARNERS, MemberState.CLOSED)
+			.doesNotContain(MemberState.DRAINED);
+		assertThat(leaving.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.NO_LEARNER_PLAN, 3));
+	}
+
+	@Test
+	void withLeaveUnansweredALeaveNobodyAcknowledgesEndsUnansweredOnTheMembersClock() {
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(10), true));
+		leaving.leave(Optional.empty(), "test", true);
 		for (int second = 1; second <= 10; second++) {
 			this.clock.advance(Duration.ofSeconds(1));
-			this.drain.check();
+			leaving.check();
 		}
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
-		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.UNANSWERED, 3));
+		await().atMost(Duration.ofSeconds(5)).until(() -> leaving.state() == MemberState.CLOSED);
+		assertThat(leaving.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.UNANSWERED, 3));
 	}
 
 	@Test

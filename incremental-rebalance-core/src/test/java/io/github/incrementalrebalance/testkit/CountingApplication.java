@@ -22,6 +22,8 @@ public final class CountingApplication {
 
 	private final GapMeter gapMeter = new GapMeter();
 
+	private final SlowCalls slowCalls = new SlowCalls();
+
 	/**
 	 * Create the application's topics.
 	 * @param broker the broker
@@ -55,6 +57,10 @@ public final class CountingApplication {
 		return this.gapMeter;
 	}
 
+	public SlowCalls slowCalls() {
+		return this.slowCalls;
+	}
+
 	public TrackingProducer producer() {
 		return new TrackingProducer(this.broker.bootstrapServers(), input());
 	}
@@ -66,7 +72,7 @@ public final class CountingApplication {
 	 */
 	public StreamsLauncher launcher(Path stateRoot) {
 		return new StreamsLauncher(this.broker.bootstrapServers(), this.applicationId, stateRoot,
-				(name) -> CountingTopology.build(input(), output(), name, this.gapMeter));
+				(name) -> CountingTopology.build(input(), output(), name, this.gapMeter, this.slowCalls));
 	}
 
 	/**

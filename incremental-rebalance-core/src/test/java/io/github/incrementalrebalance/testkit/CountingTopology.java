@@ -36,8 +36,22 @@ public final class CountingTopology {
 	 * @return the topology
 	 */
 	public static Topology build(String input, String output, String instance, GapMeter gapMeter) {
+		return build(input, output, instance, gapMeter, new SlowCalls());
+	}
+
+	/**
+	 * Build the topology of one instance whose processing can be held up.
+	 * @param input the input topic
+	 * @param output the topic receiving each key's latest count
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @param slowCalls the slow calls armed for the instances
+	 * @return the topology
+	 */
+	public static Topology build(String input, String output, String instance, GapMeter gapMeter,
+			SlowCalls slowCalls) {
 		StreamsBuilder builder = new StreamsBuilder();
-		addTo(builder, input, output, instance, gapMeter);
+		addTo(builder, input, output, instance, gapMeter, slowCalls);
 		return builder.build();
 	}
 
@@ -71,8 +85,13 @@ public final class CountingTopology {
 	 */
 	public static KStream<String, String> addTo(StreamsBuilder builder, String input, String output, String instance,
 			GapMeter gapMeter) {
+		return addTo(builder, input, output, instance, gapMeter, new SlowCalls());
+	}
+
+	private static KStream<String, String> addTo(StreamsBuilder builder, String input, String output,
+			String instance, GapMeter gapMeter, SlowCalls slowCalls) {
 		KStream<String, String> stream = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()));
-		stream.processValues(() -> new MarkerProbe(instance, gapMeter))
+		stream.processValues(() -> new MarkerProbe(instance, gapMeter, slowCalls))
 			.groupByKey()
 			.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore(STORE))
 				.withKeySerde(Serdes.String())
@@ -88,11 +107,14 @@ public final class CountingTopology {
 
 		private final GapMeter gapMeter;
 
+		private final SlowCalls slowCalls;
+
 		private FixedKeyProcessorContext<String, String> context;
 
-		MarkerProbe(String instance, GapMeter gapMeter) {
+		MarkerProbe(String instance, GapMeter gapMeter, SlowCalls slowCalls) {
 			this.instance = instance;
 			this.gapMeter = gapMeter;
+			this.slowCalls = slowCalls;
 		}
 
 		@Override
@@ -102,6 +124,7 @@ public final class CountingTopology {
 
 		@Override
 		public void process(FixedKeyRecord<String, String> record) {
+			this.slowCalls.call(this.instance);
 			if (TrackingProducer.isMarker(record.key())) {
 				this.gapMeter.markerProcessed(this.context.taskId(), this.instance,
 						Instant.ofEpochMilli(Long.parseLong(record.value())));

@@ -1,0 +1,26 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long a leave waits for the group to answer it, and what it does when the group does not: the answer is a plan
+ * that acknowledges the leave, and after a rebalance that completed since the request, a plan of that generation at
+ * all. A slow rebalance (a member stuck in a slow call, a large exactly-once group) takes as long as the group's
+ * rebalance timeout, so that is the default wait; a leave without a deadline then keeps asking and says why, unless
+ * the application chose to leave without learners.
+ *
+ * @param acknowledgement how long an unanswered leave waits before it is reported as waiting (or leaves, below)
+ * @param leaveUnanswered true to leave the group without learners once {@code acknowledgement} passed unanswered;
+ * false (the default) to keep asking until answered, cancelled or past the leave's own deadline
+ */
+public record LeaveBounds(Duration acknowledgement, boolean leaveUnanswered) {
+
+	public LeaveBounds {
+		Objects.requireNonNull(acknowledgement, "acknowledgement");
+		if (acknowledgement.isNegative()) {
+			throw new IllegalArgumentException("acknowledgement must not be negative: " + acknowledgement);
+		}
+	}
+
+}

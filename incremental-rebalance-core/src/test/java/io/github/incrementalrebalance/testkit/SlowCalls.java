@@ -1,0 +1,50 @@
+package io.github.incrementalrebalance.testkit;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A fault for the {@link CountingTopology}: a stream thread stuck in a slow call (a remote lookup that hangs, a long
+ * garbage collection). Once armed for an instance, the next record that instance processes holds its stream thread
+ * for the time given; the thread neither polls nor rejoins a rebalance meanwhile, so a rebalance of the group takes
+ * that long. Armed from the test's thread, held on a stream thread.
+ */
+public final class SlowCalls {
+
+	private final Map<String, Duration> armed = new ConcurrentHashMap<>();
+
+	/**
+	 * Hold the next record the instance processes.
+	 * @param instance the instance's name
+	 * @param duration how long its stream thread is stuck
+	 */
+	public void armNext(String instance, Duration duration) {
+		this.armed.put(instance, duration);
+	}
+
+	/**
+	 * Whether an armed call has not been taken yet.
+	 * @param instance the instance's name
+	 * @return true until the instance processed a record after {@link #armNext}
+	 */
+	public boolean isArmed(String instance) {
+		return this.armed.containsKey(instance);
+	}
+
+	/**
+	 * Called by the processor for each record: returns at once unless a slow call is armed for the instance.
+	 * @param instance the instance processing
+	 */
+	void call(String instance) {
+		Duration hold = this.armed.remove(instance);
+		if (hold != null) {
+			long until = System.nanoTime() + hold.toNanos();
+			while (System.nanoTime() - until < 0) {
+				LockSupport.parkNanos(until - System.nanoTime());
+			}
+		}
+	}
+
+}
