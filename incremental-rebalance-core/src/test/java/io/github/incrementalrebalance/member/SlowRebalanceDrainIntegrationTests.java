@@ -37,6 +37,7 @@ import static org.awaitility.Awaitility.await;
  * exactly-once application whose rebalances can take longer sets a transaction timeout above them, as this one does.
  */
 @Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class SlowRebalanceDrainIntegrationTests {
 
 	private static final int PARTITIONS = 4;
