@@ -266,11 +266,7 @@ class DrainScenariosIntegrationTests {
 	void leaveUnderALeaderRunningKafkasAssignorWaitsAndSaysWhyUntilCancelled() {
 		Group group = new Group("kafka-leader-wait", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			StreamsInstance leader = launcher.instance("a")
-				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
-				.memberRuntime()
-				.start();
-			leader.awaitRunning();
+			StreamsInstance leader = group.upgradingLeader(launcher);
 			StreamsInstance b = launcher.instance("b")
 				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
 				.memberRuntime()
@@ -298,11 +294,7 @@ class DrainScenariosIntegrationTests {
 		Group group = new Group("kafka-leader", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher();
 				LogCapture log = LogCapture.of(Drain.class)) {
-			StreamsInstance leader = launcher.instance("a")
-				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
-				.memberRuntime()
-				.start();
-			leader.awaitRunning();
+			StreamsInstance leader = group.upgradingLeader(launcher);
 			StreamsInstance b = launcher.instance("b")
 				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
 				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
@@ -515,6 +507,17 @@ class DrainScenariosIntegrationTests {
 			return throttles.entrySet().stream()
 				.map((entry) -> member(launcher, entry.getKey(), entry.getValue()))
 				.toList();
+		}
+
+		/**
+		 * Member a on Kafka's own assignor, started first so that it leads: it publishes no learner plan.
+		 */
+		StreamsInstance upgradingLeader(StreamsLauncher launcher) {
+			return launcher.instance("a")
+				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
+				.memberRuntime()
+				.start()
+				.awaitRunning();
 		}
 
 		StreamsInstance member(StreamsLauncher launcher, String name, RestoreThrottle throttle) {

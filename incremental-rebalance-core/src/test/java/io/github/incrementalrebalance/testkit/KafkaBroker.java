@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * One in-process KRaft broker, set up for exactly-once on a single node. A test class whose groups and topics are its
- * own shares the broker of its JVM, started by the first class that asks for it and stopped when the JVM exits:
+ * own shares the broker of its JVM, started by the first class that asks for it and gone with the JVM:
  * {@code @RegisterExtension static final KafkaBroker broker = KafkaBroker.shared();}. A class that needs a broker of
  * its own (racks, a broker it stops, settings of its own) registers {@code new KafkaBroker()}, started before its
  * tests and stopped after them. Either way the class is tagged {@code @Tag(TestTags.BROKER)}.
@@ -69,12 +69,13 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	/**
 	 * The broker every test class of this JVM may share: one start per test JVM instead of one per class. Classes
 	 * that share it keep to groups and topics of their own names.
-	 * @return the shared broker, started by the first class that registers it
+	 * @return the shared broker, started by the first class that registers it, never stopped before the JVM exits
 	 */
 	public static synchronized KafkaBroker shared() {
 		if (shared == null) {
+			// never closed: it goes with the test JVM, whose exit a controlled shutdown of the broker (seconds, with
+			// clients still connected) would only hold up past surefire's exit timeout
 			shared = new KafkaBroker(List.of(), true);
-			Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "shared-kafka-broker-stop"));
 		}
 		return shared;
 	}
