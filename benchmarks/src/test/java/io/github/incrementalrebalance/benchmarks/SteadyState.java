@@ -5,6 +5,7 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -79,10 +80,12 @@ final class SteadyState {
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> committedUpTo(group.application().applicationId(), ends));
 		Duration drained = Duration.between(resumed, Instant.now());
-		CpuTime used = CpuTime.now().since(before);
+		CpuTime after = CpuTime.now();
 		group.application().verifyCounts(group.producer());
 		return new Result(group.strategy().id(), backlog / (drained.toMillis() / 1000.0), p50.toMillis(),
-				p99.toMillis(), drained.toMillis(), used.processNanos() / 1_000_000, used.starterNanos() / 1_000_000);
+				p99.toMillis(), drained.toMillis(), after.processNanosSince(before) / 1_000_000,
+				// rounded up: the starter's threads idle at well under a millisecond in a short run
+				(after.starterNanosSince(before) + 999_999) / 1_000_000);
 	}
 
 	private Map<TopicPartition, Long> endOffsets(String topic, int partitions) {
@@ -177,19 +180,22 @@ final class SteadyState {
 	}
 
 	/**
-	 * CPU time used so far: by the whole process (the broker, the three instances, the producer), and by the
-	 * starter's own threads (control-topic readers, the members' checks), which are named
-	 * {@code incremental-rebalance-*}. Thread CPU is summed over the threads alive at each reading; the starter's
-	 * threads live for the whole run.
+	 * CPU time used so far: by the whole process (the broker, the three instances, the producer), and by each of the
+	 * starter's own threads (control-topic readers and probes, the members' checks), which are named
+	 * {@code incremental-rebalance-*}, and by the network threads of its control-topic clients (the admin client the
+	 * probe asks with, the writer's producer), whose names carry their client ids ({@code <app>-rebalance-control-*}).
+	 * A thread's time counts from the first reading it was alive at, so a thread of an earlier run that ends meanwhile
+	 * takes nothing away from this run's.
 	 */
-	record CpuTime(long processNanos, long starterNanos) {
+	record CpuTime(long processNanos, Map<Long, Long> starterNanosByThread) {
 
 		static CpuTime now() {
 			ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-			long starter = 0;
+			Map<Long, Long> starter = new HashMap<>();
 			for (ThreadInfo thread : threads.getThreadInfo(threads.getAllThreadIds())) {
-				if (thread != null && thread.getThreadName().startsWith("incremental-rebalance")) {
-					starter += Math.max(0, threads.getThreadCpuTime(thread.getThreadId()));
+				if (thread != null && (thread.getThreadName().startsWith("incremental-rebalance")
+						|| thread.getThreadName().contains("-rebalance-control-"))) {
+					starter.put(thread.getThreadId(), Math.max(0, threads.getThreadCpuTime(thread.getThreadId())));
 				}
 			}
 			long process = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
@@ -197,9 +203,16 @@ final class SteadyState {
 			return new CpuTime(process, starter);
 		}
 
-		CpuTime since(CpuTime earlier) {
-			return new CpuTime(this.processNanos - earlier.processNanos,
-					Math.max(0, this.starterNanos - earlier.starterNanos));
+		long processNanosSince(CpuTime earlier) {
+			return this.processNanos - earlier.processNanos;
+		}
+
+		long starterNanosSince(CpuTime earlier) {
+			long used = 0;
+			for (Map.Entry<Long, Long> thread : this.starterNanosByThread.entrySet()) {
+				used += Math.max(0, thread.getValue() - earlier.starterNanosByThread.getOrDefault(thread.getKey(), 0L));
+			}
+			return used;
 		}
 
 	}
