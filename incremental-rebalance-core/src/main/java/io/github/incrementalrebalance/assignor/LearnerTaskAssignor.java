@@ -135,11 +135,13 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	@Override
 	public void onAssignmentComputed(GroupAssignment assignment, GroupSubscription subscription,
 			AssignmentError error) {
-		if (this.lastPlan == null) {
-			return;
-		}
 		try {
-			this.listener.onPlan(this.lastPlan, error);
+			if (this.lastPlan == null) {
+				this.listener.onNoPlan();
+			}
+			else {
+				this.listener.onPlan(this.lastPlan, error);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Plan listener failed; the assignment stands", ex);

@@ -89,6 +89,15 @@ public final class PlanPublisher implements PlanListener, PreviousPlan {
 	}
 
 	/**
+	 * A round without a learner plan: a plan this thread computed for an earlier round whose generation never
+	 * completed must not be published under this round's generation.
+	 */
+	@Override
+	public void onNoPlan() {
+		this.computed.remove();
+	}
+
+	/**
 	 * The consumer of the calling stream thread completed a generation: publish the plan this thread computed for it,
 	 * if it led.
 	 * @param generation the group generation completed

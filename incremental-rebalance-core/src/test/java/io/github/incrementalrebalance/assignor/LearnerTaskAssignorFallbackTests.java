@@ -1,10 +1,13 @@
 package io.github.incrementalrebalance.assignor;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
+import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.github.incrementalrebalance.testkit.RoundSimulator.Round;
 import org.apache.kafka.streams.processor.TaskId;
@@ -49,6 +52,38 @@ class LearnerTaskAssignorFallbackTests {
 		assertThat(sim.rebalance().plan()).as("the control view is back: a learner plan").isNotNull();
 		assertThat(sim.assignorStatus().fallingBack()).isFalse();
 		assertThat(sim.assignorStatus().fallbacks()).as("counted, not forgotten").isEqualTo(2);
+	}
+
+	@Test
+	void aRoundThatFellBackTellsThePlanListenerItHasNoPlan() {
+		List<String> heard = new ArrayList<>();
+		PlanListener listener = new PlanListener() {
+
+			@Override
+			public void onPlan(Plan plan, AssignmentError error) {
+				heard.add("plan");
+			}
+
+			@Override
+			public void onNoPlan() {
+				heard.add("no plan");
+			}
+
+		};
+		RoundSimulator sim = new RoundSimulator().statefulTasks(2, 1_000)
+			.running("a", 1, new TaskId(0, 0), new TaskId(0, 1));
+		LearnerTaskAssignor planning = sim.assignor(listener);
+		planning.assign(sim.applicationState());
+		planning.onAssignmentComputed(null, null, AssignmentError.NONE);
+
+		sim.learnerSetting(ControlView.CONFIG, (ControlView) () -> {
+			throw new IllegalStateException("control view unreadable");
+		});
+		LearnerTaskAssignor failing = sim.assignor(listener);
+		failing.assign(sim.applicationState());
+		failing.onAssignmentComputed(null, null, AssignmentError.NONE);
+
+		assertThat(heard).containsExactly("plan", "no plan");
 	}
 
 }

@@ -227,6 +227,34 @@ class ControlTopicIntegrationTests {
 		}
 	}
 
+	/**
+	 * A leader's round planned, but its rebalance failed (that generation never completed); the next round fell back
+	 * to Kafka's assignor: the completed generation gets no plan, not the earlier round's.
+	 */
+	@Test
+	void aRoundWithoutAPlanNeverPublishesThePlanOfAnEarlierRoundWhoseGenerationDidNotComplete() {
+		String topic = "fallback-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("fallback", topic);
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+					Clock.systemUTC());
+			publish(leader, planOf(member("a", "a1", "0_1")), 4);
+			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(4)));
+
+			leader.onPlan(planOf(member("a", "a1", "0_2")), AssignmentError.NONE);
+			leader.onNoPlan();
+			leader.generationCompleted(6);
+			// the topic has one partition: once a record written after the round is read, so is all the round wrote
+			writer.write(new RejoinRequest("marker", "m1", 6, "after the round", Instant.now())).join();
+			await().atMost(TIMEOUT).until(() -> reader.rejoinRequests().containsKey("marker"));
+
+			assertThat(reader.planEpoch().orElseThrow().generation()).as("no plan for generation 6").isEqualTo(4);
+			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 1));
+		}
+	}
+
 	@Test
 	void theNextAssignmentKnowsThePlanOfTheGenerationCompletedLastAndNoneOfAnEarlierOne() {
 		String topic = "previous-control";
