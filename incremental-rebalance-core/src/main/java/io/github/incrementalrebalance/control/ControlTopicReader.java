@@ -311,26 +311,26 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				this.rebuilding = null;
 				this.caughtUp.countDown();
 			}
-			if (topicReplaced()) {
+			Optional<Uuid> replacedBy = replacement();
+			if (replacedBy.isPresent()) {
 				startOver("the topic was deleted and created again");
+				// the new topic's id, so that a probe still answering with it is not taken for another replacement
+				this.readingTopicId = replacedBy.get();
 				beginRebuild(reader);
 			}
 		}
 	}
 
 	/**
-	 * Whether the probe found another topic of that name than the one read: its records are the only current ones.
+	 * The id of another topic of that name than the one read, when the probe found one: its records are the only
+	 * current ones.
 	 */
-	private boolean topicReplaced() {
+	private Optional<Uuid> replacement() {
 		Optional<Uuid> described = this.probe.topicId();
-		if (described.isEmpty()) {
-			return false;
-		}
-		if (this.readingTopicId == null) {
+		if (described.isPresent() && this.readingTopicId == null) {
 			this.readingTopicId = described.get();
-			return false;
 		}
-		return !this.readingTopicId.equals(described.get());
+		return described.filter((id) -> !id.equals(this.readingTopicId));
 	}
 
 	/**
