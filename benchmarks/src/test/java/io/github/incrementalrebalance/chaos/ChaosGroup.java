@@ -87,7 +87,7 @@ final class ChaosGroup implements AutoCloseable {
 		// a sequence of its own, so that the runner's choices do not shift the instances' settings
 		this.random = new Random(31 * settings.seed() + 1);
 		broker.createTopics(PARTITIONS, input(), output(), forwarded());
-		String controlTopic = ControlTopic.defaultName(APPLICATION_ID);
+		String controlTopic = LearnerConfig.defaultControlTopic(APPLICATION_ID);
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
 		Map<String, Object> config = Map.of(StreamsConfig.APPLICATION_ID_CONFIG, APPLICATION_ID + "-chaos-run",
 				StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;

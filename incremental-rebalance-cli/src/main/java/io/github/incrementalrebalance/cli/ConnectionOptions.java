@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 
-import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.config.LearnerConfig;
 import picocli.CommandLine.Option;
 
 /**
@@ -33,7 +33,7 @@ final class ConnectionOptions {
 	String controlTopic;
 
 	String controlTopic() {
-		return (this.controlTopic != null) ? this.controlTopic : ControlTopic.defaultName(this.applicationId);
+		return (this.controlTopic != null) ? this.controlTopic : LearnerConfig.defaultControlTopic(this.applicationId);
 	}
 
 	/**

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
-import io.github.incrementalrebalance.member.MemberIdentity;
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.Group;
 import io.github.incrementalrebalance.planner.GroupMember;
 import io.github.incrementalrebalance.planner.GroupTask;

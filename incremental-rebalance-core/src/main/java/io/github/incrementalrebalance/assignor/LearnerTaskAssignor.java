@@ -13,7 +13,6 @@ import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.config.TaskWeight;
-import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.planner.Group;
 import io.github.incrementalrebalance.planner.LearnerPlanner;
 import io.github.incrementalrebalance.planner.Plan;

@@ -6,8 +6,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.control.ControlTopic;
-import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.RackAwarePlacementPolicy;
@@ -26,6 +24,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * {@link ConfigException} naming the key, the value and what is accepted.
  */
 public final class LearnerConfig extends AbstractConfig {
+
+	/** How long a leave record is kept by default while the start of the member it names is absent from the group. */
+	public static final Duration DEFAULT_LEAVE_RECORD_RETENTION = Duration.ofMinutes(10);
 
 	/** {@code incremental} (the learner assignor) or {@code upgrading} (Kafka's own assignor). */
 	public static final String REBALANCING_MODE_CONFIG = "stream.rebalancing.mode";
@@ -173,7 +174,7 @@ public final class LearnerConfig extends AbstractConfig {
 						+ "stateful task weighs the records in its changelogs (from start to end offset, at least one), "
 						+ "read by the group leader each rebalance, and the factor applies to records per thread, so one "
 						+ "member does not end up with all the big stores. Stateless tasks weigh one either way.")
-		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, PlanPublisher.DEFAULT_GONE_FOR.toMillis(),
+		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, DEFAULT_LEAVE_RECORD_RETENTION.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
 						+ "(measured on the leader's clock from when it was first missing; a member that is leaving "
@@ -262,13 +263,22 @@ public final class LearnerConfig extends AbstractConfig {
 	}
 
 	/**
+	 * The control topic's name when {@value #CONTROL_TOPIC_CONFIG} is not set.
+	 * @param applicationId the Kafka Streams application id
+	 * @return {@code <application.id>-rebalance-control}
+	 */
+	public static String defaultControlTopic(String applicationId) {
+		return applicationId + "-rebalance-control";
+	}
+
+	/**
 	 * The control topic of an application.
 	 * @param applicationId the application id
 	 * @return the configured topic, or the default one
 	 */
 	public String controlTopic(String applicationId) {
 		String topic = getString(CONTROL_TOPIC_CONFIG);
-		return (topic != null) ? topic : ControlTopic.defaultName(applicationId);
+		return (topic != null) ? topic : defaultControlTopic(applicationId);
 	}
 
 	public boolean createControlTopic() {

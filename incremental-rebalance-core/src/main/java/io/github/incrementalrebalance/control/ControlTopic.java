@@ -29,15 +29,6 @@ public final class ControlTopic {
 	}
 
 	/**
-	 * The default name.
-	 * @param applicationId the Kafka Streams application id
-	 * @return {@code <application.id>-rebalance-control}
-	 */
-	public static String defaultName(String applicationId) {
-		return applicationId + "-rebalance-control";
-	}
-
-	/**
 	 * Make sure the topic exists, with an admin client made from the Kafka Streams config.
 	 * @param streamsConfig the Kafka Streams config (bootstrap and security settings)
 	 * @param topic the topic

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**

@@ -37,9 +37,6 @@ public final class PlanPublisher implements PlanListener, PreviousPlan {
 
 	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
 
-	/** How long a leave record is kept by default while the start of the member it names is absent from the group. */
-	public static final Duration DEFAULT_GONE_FOR = Duration.ofMinutes(10);
-
 	private final ControlTopicWriter writer;
 
 	private final ControlTopicReader reader;

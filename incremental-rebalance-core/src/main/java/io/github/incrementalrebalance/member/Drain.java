@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.control.ControlState;

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.ChangelogSizes;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
@@ -41,7 +42,7 @@ import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicException;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
-import io.github.incrementalrebalance.control.ControlView;
+import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.control.LeaveAsk;
 import io.github.incrementalrebalance.control.LeaveRecord;

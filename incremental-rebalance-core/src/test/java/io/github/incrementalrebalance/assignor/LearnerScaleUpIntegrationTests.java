@@ -10,7 +10,7 @@ import java.util.function.Predicate;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
-import io.github.incrementalrebalance.member.MemberIdentity;
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.CountingTopology;

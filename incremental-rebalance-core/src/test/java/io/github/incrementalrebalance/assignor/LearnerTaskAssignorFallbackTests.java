@@ -5,7 +5,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.github.incrementalrebalance.control.ControlView;
 import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.testkit.RoundSimulator;

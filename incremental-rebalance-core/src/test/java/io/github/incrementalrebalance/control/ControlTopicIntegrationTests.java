@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
@@ -170,7 +171,7 @@ class ControlTopicIntegrationTests {
 			writer.write(LeaveRecord.request("restarted", "r1", now, Optional.empty(), "cli")).join();
 			reader.start();
 			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 3);
-			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					leaderClock);
 
 			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
@@ -198,7 +199,7 @@ class ControlTopicIntegrationTests {
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
 			reader.start();
-			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					Clock.systemUTC());
 			publish(leader, planOf(member("a", "a1", "0_1"), member("twin", "t1", "0_2"), member("twin", "t2", "0_3")), 8);
 			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(8)));
@@ -238,7 +239,7 @@ class ControlTopicIntegrationTests {
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
 			reader.start();
-			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					Clock.systemUTC());
 			publish(leader, planOf(member("a", "a1", "0_1")), 4);
 			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(4)));
@@ -264,9 +265,9 @@ class ControlTopicIntegrationTests {
 				ControlTopicReader ofFollower = new ControlTopicReader(streamsConfig, topic)) {
 			ofLeader.start();
 			ofFollower.start();
-			PlanPublisher leader = new PlanPublisher(writer, ofLeader, "leader", PlanPublisher.DEFAULT_GONE_FOR,
+			PlanPublisher leader = new PlanPublisher(writer, ofLeader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					Clock.systemUTC());
-			PlanPublisher follower = new PlanPublisher(writer, ofFollower, "follower", PlanPublisher.DEFAULT_GONE_FOR,
+			PlanPublisher follower = new PlanPublisher(writer, ofFollower, "follower", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					Clock.systemUTC());
 			assertThat(leader.members()).as("before any generation").isEmpty();
 

@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.control;
+package io.github.incrementalrebalance.assignor;
 
 import java.util.List;
 import java.util.Optional;

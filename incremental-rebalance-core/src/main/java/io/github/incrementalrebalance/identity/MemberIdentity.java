@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.member;
+package io.github.incrementalrebalance.identity;
 
 import java.security.SecureRandom;
 import java.time.Instant;
