@@ -228,14 +228,52 @@ public final class LearnerConfig extends AbstractConfig {
 	 * @return the timeout
 	 */
 	public static Duration rebalanceTimeout(Map<?, ?> streamsConfig) {
-		String key = ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG;
+		return Duration.ofMillis(mainConsumerSetting(streamsConfig, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG));
+	}
+
+	/**
+	 * The main consumer's heartbeat interval: how often a member hears of a rebalance another one started.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the interval
+	 */
+	public static Duration heartbeatInterval(Map<?, ?> streamsConfig) {
+		return Duration.ofMillis(mainConsumerSetting(streamsConfig, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+	}
+
+	/**
+	 * A main consumer's setting as Kafka Streams resolves it: {@code main.consumer.}, then {@code consumer.}, then
+	 * the plain key, then the consumer's default.
+	 */
+	private static long mainConsumerSetting(Map<?, ?> streamsConfig, String key) {
 		for (String name : List.of(StreamsConfig.mainConsumerPrefix(key), StreamsConfig.consumerPrefix(key), key)) {
 			Object value = streamsConfig.get(name);
 			if (value != null) {
-				return Duration.ofMillis(Long.parseLong(String.valueOf(value).trim()));
+				return Long.parseLong(String.valueOf(value).trim());
 			}
 		}
-		return Duration.ofMillis(((Number) ConsumerConfig.configDef().defaultValues().get(key)).longValue());
+		return ((Number) ConsumerConfig.configDef().defaultValues().get(key)).longValue();
+	}
+
+	/**
+	 * The group's {@code acceptable.recovery.lag}: how far behind a learner may be and still take over.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the lag, in records
+	 */
+	public static long acceptableRecoveryLag(Map<?, ?> streamsConfig) {
+		Object value = streamsConfig.get(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG);
+		return (value != null) ? Long.parseLong(String.valueOf(value).trim())
+				: ((Number) StreamsConfig.configDef().defaultValues().get(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG))
+					.longValue();
+	}
+
+	/**
+	 * The replication factor Kafka Streams makes its internal topics with, which the control topic gets too.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the factor, -1 for the broker's default
+	 */
+	public static int replicationFactor(Map<?, ?> streamsConfig) {
+		Object value = streamsConfig.get(StreamsConfig.REPLICATION_FACTOR_CONFIG);
+		return (value != null) ? Integer.parseInt(String.valueOf(value).trim()) : -1;
 	}
 
 	public boolean leaveOnClose() {

@@ -159,14 +159,15 @@ public final class ControlCodec {
 			throw new MalformedControlRecordException("value of '" + key + "' is not a JSON object");
 		}
 		int version = requiredLong(key, node, "v").intValue();
-		if (version < 1) {
-			throw new MalformedControlRecordException("value of '" + key + "' has version " + version);
+		if (version < VERSION) {
+			throw new MalformedControlRecordException("value of '" + key + "' has version " + version
+					+ ", which no release wrote: this reader reads version " + VERSION + " and later");
 		}
 		if (leave) {
 			String instanceId = key.substring(LeaveRecord.KEY_PREFIX.length());
 			Instant requestedAt = Instant.ofEpochMilli(requiredLong(key, node, "requestedAt"));
-			String leaveId = optionalText(key, node, "leaveId").orElseGet(() -> LeaveRecord.legacyLeaveId(requestedAt));
-			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"), leaveId, requestedAt,
+			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
+					requiredText(key, node, "leaveId"), requestedAt,
 					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
 					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown"),
 					node.path("cancelled").asBoolean(false), ended(key, node)));
@@ -200,20 +201,13 @@ public final class ControlCodec {
 			MemberPlan memberPlan = new MemberPlan(instanceId, requiredText(key, node, "incarnation"),
 					tasks(key, node, "active"), learning, tasks(key, node, "beingLearned"), tasks(key, node, "standby"),
 					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver, mode(key, node));
-			return Optional.of(new PlanRecord(memberPlan, generation(key, node, version)));
+			return Optional.of(new PlanRecord(memberPlan, requiredLong(key, node, "generation").intValue()));
 		}
-		Instant at = Instant.ofEpochMilli(requiredLong(key, node, (version == 1) ? "epoch" : "at"));
-		int replaces = (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "replaces").intValue();
-		return Optional.of(new PlanEpoch(generation(key, node, version), replaces, requiredText(key, node, "leader"),
+		Instant at = Instant.ofEpochMilli(requiredLong(key, node, "at"));
+		int replaces = requiredLong(key, node, "replaces").intValue();
+		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces, requiredText(key, node, "leader"),
 				at, Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
 				strings(node, "duplicateInstanceIds")));
-	}
-
-	/**
-	 * Plans of version 1 were identified by the leader's clock: they have no generation.
-	 */
-	private static int generation(String key, JsonNode node, int version) {
-		return (version == 1) ? PlanEpoch.UNKNOWN_GENERATION : requiredLong(key, node, "generation").intValue();
 	}
 
 	private static Optional<LeaveRecord.Ended> ended(String key, JsonNode node) {

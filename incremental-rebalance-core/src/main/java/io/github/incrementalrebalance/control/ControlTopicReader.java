@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,7 +56,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private final ControlTopicProbe probe;
 
-	private final List<java.util.function.Consumer<ControlRecord>> listeners = new CopyOnWriteArrayList<>();
+	private final ControlRecordListeners listeners = new ControlRecordListeners();
 
 	/** The view queries are answered from: read to the end once, then kept current. */
 	private volatile ControlTopicView view;
@@ -195,19 +194,10 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * The last rejoin request of each instance, for the leader's housekeeping.
-	 * @return requests by instance id
+	 * The view as last read, for the leader's housekeeping (plan keys, rejoin requests).
 	 */
-	public Map<String, RejoinRequest> rejoinRequests() {
-		return this.view.rejoinRequests();
-	}
-
-	/**
-	 * The keys of the plan records read, for the leader's housekeeping.
-	 * @return the keys
-	 */
-	public Set<String> planKeys() {
-		return this.view.planKeys();
+	ControlTopicView view() {
+		return this.view;
 	}
 
 	@Override
@@ -304,7 +294,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				Optional<ControlRecord> read = target.apply(record);
 				this.nextOffset = record.offset() + 1;
 				if (read.isPresent() && record.offset() >= this.liveFrom) {
-					tell(read.get());
+					this.listeners.tell(read.get());
 				}
 			}
 			if (this.rebuilding != null && reader.position(this.partition, PROBE_INTERVAL) >= this.rebuildEnd) {
@@ -353,17 +343,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		this.rebuildEnd = reader.endOffsets(List.of(this.partition), PROBE_INTERVAL).getOrDefault(this.partition, 0L);
 		this.liveFrom = this.rebuildEnd;
 		this.nextOffset = 0;
-	}
-
-	private void tell(ControlRecord value) {
-		for (java.util.function.Consumer<ControlRecord> listener : this.listeners) {
-			try {
-				listener.accept(value);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Control record listener failed on {}", value.key(), ex);
-			}
-		}
 	}
 
 	private void report(RuntimeException ex) {

@@ -53,6 +53,21 @@ public record DrainProgress(String instanceId, String incarnation, List<String> 
 	}
 
 	/**
+	 * The drain of one member start, as the control topic read so far shows it.
+	 * @param reader the control topic's reader
+	 * @param instanceId the member
+	 * @param incarnation its start
+	 * @param now the time a learner that is ready already counts as ready at, unless its record says when
+	 * @return its drain, empty unless the current plan shows it leaving
+	 */
+	public static Optional<DrainProgress> of(ControlTopicReader reader, String instanceId, String incarnation,
+			Instant now) {
+		return of(reader.plans(), reader.progress(), reader.leaveRecords(), now).stream()
+			.filter((drain) -> drain.instanceId().equals(instanceId) && drain.incarnation().equals(incarnation))
+			.findFirst();
+	}
+
+	/**
 	 * The drains of the leaving members of a plan.
 	 * @param plans the current plan, one record per member start
 	 * @param progress the learners' progress records

@@ -95,15 +95,6 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	}
 
 	/**
-	 * The identity given to a request that was written without one (record version 1).
-	 * @param requestedAt when it was asked
-	 * @return the derived identity
-	 */
-	static String legacyLeaveId(Instant requestedAt) {
-		return "v1-" + requestedAt.toEpochMilli();
-	}
-
-	/**
 	 * How long the requester gave the member, from the request's own two times (one clock).
 	 * @return the timeout, empty to wait however long
 	 */

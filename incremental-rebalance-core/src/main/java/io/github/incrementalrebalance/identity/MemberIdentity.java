@@ -1,5 +1,8 @@
 package io.github.incrementalrebalance.identity;
 
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HashMap;
@@ -46,6 +49,30 @@ public record MemberIdentity(String instanceId, String incarnation, RebalancingM
 			throw new IllegalArgumentException("incarnation '" + incarnation + "' is invalid: use 1 to 12 of 0-9, a-z");
 		}
 		startedAt = Instant.ofEpochSecond(startedAt.getEpochSecond());
+	}
+
+	/**
+	 * The default instance id: the pod name in Kubernetes ({@code HOSTNAME}, its last 30 characters), else
+	 * {@code <short-host>-<pid>}.
+	 */
+	public static String defaultInstanceId() {
+		String hostname = System.getenv("HOSTNAME");
+		String base;
+		if (hostname != null && !hostname.isBlank()) {
+			base = hostname;
+		}
+		else {
+			String host;
+			try {
+				host = InetAddress.getLocalHost().getHostName();
+			}
+			catch (UnknownHostException ex) {
+				host = "instance";
+			}
+			base = host.split("\\.")[0] + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+		}
+		String sanitized = base.replaceAll("[^A-Za-z0-9._-]", "-");
+		return (sanitized.length() > 30) ? sanitized.substring(sanitized.length() - 30) : sanitized;
 	}
 
 	/**

@@ -37,6 +37,14 @@ final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 		this.clients = clients;
 	}
 
+	/**
+	 * A reader with clients of its own, made from the member's Kafka Streams config.
+	 */
+	static ChangelogSizeReader of(MemberContext context) {
+		return new ChangelogSizeReader(new ControlClients(context.streamsConfig(), context.applicationId()
+				+ "-rebalance-sizes"));
+	}
+
 	@Override
 	public synchronized Map<TopicPartition, Long> records(Set<TopicPartition> partitions) {
 		if (partitions.isEmpty()) {

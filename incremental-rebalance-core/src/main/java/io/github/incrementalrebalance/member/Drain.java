@@ -19,7 +19,6 @@ import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
-import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +38,6 @@ import org.slf4j.LoggerFactory;
 final class Drain {
 
 	private static final Logger logger = LoggerFactory.getLogger(Drain.class);
-
-	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-
-	private static final Duration LAST_RETRY = Duration.ofSeconds(8);
 
 	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -76,24 +71,13 @@ final class Drain {
 
 	private LeaveRecord leave;
 
-	private Instant seenAt;
-
-	private Instant nextRetry;
-
-	private Duration retry = FIRST_RETRY;
-
-	private boolean confirmed;
+	private volatile LeaveAcknowledgement acknowledgement;
 
 	private boolean recordSeen;
 
 	private boolean rewriting;
 
 	private String stayedFrom;
-
-	private int generationAtRequest;
-
-	/** Why the current leave waits for the group beyond its acknowledgement bound, if it does. */
-	private volatile Optional<String> waiting = Optional.empty();
 
 	/**
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
@@ -184,15 +168,11 @@ final class Drain {
 	private void startLeaving(LeaveRecord request) {
 		Instant now = this.clock.instant();
 		this.leave = request;
-		this.seenAt = now;
 		this.deadline = request.timeout().map(now::plus);
 		this.outcome = Optional.empty();
-		this.confirmed = false;
 		this.recordSeen = false;
-		this.retry = FIRST_RETRY;
-		this.nextRetry = now.plus(this.retry);
-		this.generationAtRequest = this.trigger.observedGeneration();
-		this.waiting = Optional.empty();
+		this.acknowledgement = new LeaveAcknowledgement(request.leaveId(), this.identity.instanceId(), now,
+				this.trigger.observedGeneration(), this.bounds);
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
@@ -256,7 +236,7 @@ final class Drain {
 			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));
 		if (plan.isPresent()) {
-			this.confirmed = true;
+			this.acknowledgement.confirm();
 			Optional<HandOverReason> handOver = plan.get().handOver();
 			if (handOver.isPresent()) {
 				DrainOutcome.Reason reason = outcomeOf(handOver.get());
@@ -271,26 +251,8 @@ final class Drain {
 					plan.map((own) -> own.beingLearned().size()).orElseGet(this.statefulTasks::getAsInt)));
 			return;
 		}
-		if (this.confirmed) {
-			this.waiting = Optional.empty();
-		}
-		else if (!now.isBefore(this.seenAt.plus(this.bounds.acknowledgement()))) {
-			boolean rebalancedWithoutPlan = rebalancedWithoutPlan();
-			if (this.bounds.leaveUnanswered()) {
-				finish(DrainOutcome.of(rebalancedWithoutPlan ? DrainOutcome.Reason.NO_LEARNER_PLAN
-						: DrainOutcome.Reason.UNANSWERED, this.statefulTasks.getAsInt()));
-				return;
-			}
-			waitFor(rebalancedWithoutPlan ? "the leader published no learner plan for generation "
-					+ this.trigger.observedGeneration() + ", which completed after the request"
-					: "no plan has acknowledged it");
-		}
-		if (!this.confirmed && !now.isBefore(this.nextRetry)) {
-			this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving (retry)");
-			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
-					: this.retry.multipliedBy(2);
-			this.nextRetry = now.plus(this.retry);
-		}
+		this.acknowledgement.check(now, this.trigger, this.reader)
+			.ifPresent((reason) -> finish(DrainOutcome.of(reason, this.statefulTasks.getAsInt())));
 	}
 
 	/**
@@ -338,45 +300,20 @@ final class Drain {
 	}
 
 	/**
-	 * Keep asking, and say once per leave why it waits: a slow group is no reason for a cold move.
-	 */
-	private void waitFor(String why) {
-		Optional<String> now = Optional.of("unanswered for more than " + this.bounds.acknowledgement() + ": " + why
-				+ "; still asking");
-		if (this.waiting.isEmpty()) {
-			logger.warn("The leave {} of {} is {}. A leave without a deadline is not turned into a cold move by a slow "
-					+ "group: cancel it, give it a timeout, or set incremental.rebalance.leave.unanswered=leave to "
-					+ "leave without learners once incremental.rebalance.leave.acknowledgement.timeout.ms passed",
-					this.leave.leaveId(), this.identity.instanceId(), now.get());
-		}
-		this.waiting = now;
-	}
-
-	/**
 	 * Why the current leave waits for the group longer than its acknowledgement bound, while it does.
 	 * @return the reason, empty while the leave is answered in time or there is none
 	 */
 	Optional<String> waiting() {
-		return (this.state == MemberState.LEAVING) ? this.waiting : Optional.empty();
+		LeaveAcknowledgement current = this.acknowledgement;
+		return (this.state == MemberState.LEAVING && current != null) ? current.waiting() : Optional.empty();
 	}
 
 	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver) {
 		return switch (handOver) {
 			case LEARNERS_READY -> DrainOutcome.Reason.LEARNERS_READY;
-			case DEADLINE_PASSED -> DrainOutcome.Reason.DEADLINE_PASSED;
 			case NO_OTHER_MEMBER -> DrainOutcome.Reason.NO_OTHER_MEMBER;
 			case LEARNERS_UNAVAILABLE -> DrainOutcome.Reason.MIXED_MODES;
 		};
-	}
-
-	/**
-	 * A rebalance completed after the leave request, yet the plan read is of an earlier generation: the leader runs
-	 * without learners (Kafka's assignor, its fallback after a planning error) or cannot write its plans.
-	 */
-	private boolean rebalancedWithoutPlan() {
-		int completed = this.trigger.observedGeneration();
-		int planned = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
-		return completed > this.generationAtRequest && planned < completed;
 	}
 
 	private void finish(DrainOutcome how) {

@@ -8,12 +8,6 @@ public enum HandOverReason {
 	/** Every stateful task it still runs has a ready learner (or it runs none). */
 	LEARNERS_READY,
 
-	/**
-	 * Its {@code scale.down.timeout.ms} passed. Written by leaders of version 0.1 only, which compared the requester's
-	 * deadline with their own clock; a member now keeps its deadline itself. Still read.
-	 */
-	DEADLINE_PASSED,
-
 	/** No other member could take its tasks (scale to zero). */
 	NO_OTHER_MEMBER,
 

@@ -41,22 +41,14 @@ class ControlCodecTests {
 	}
 
 	@Test
-	void leaveRecordOfVersionOneGetsAnIdentityEveryReaderDerivesAlike() {
-		byte[] value = "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":5,\"deadline\":60005,\"source\":\"cli\"}"
-			.getBytes(StandardCharsets.UTF_8);
-		LeaveRecord read = (LeaveRecord) ControlCodec.decode("leave/pod-7", value).orElseThrow();
-		assertThat(read).isEqualTo(new LeaveRecord("pod-7", "a1", "v1-5", Instant.ofEpochMilli(5),
-				Optional.of(Instant.ofEpochMilli(60005)), "cli", false, Optional.empty()));
-		assertThat(read.timeout()).contains(Duration.ofMinutes(1));
+	void recordsOfTheUnreleasedVersionOneAreRefusedWithTheVersionRead() {
+		assertMalformed("leave/pod-7", "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":5,\"source\":\"cli\"}",
+				"has version 1, which no release wrote: this reader reads version 2 and later");
+		assertMalformed(PlanEpoch.KEY, "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}", "has version 1");
 	}
 
 	@Test
-	void planOfVersionOneActsOnAnyLeaveOfTheMemberAndAnEchoOnlyOnItsOwn() {
-		byte[] v1 = "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"leaving\":true}".getBytes(StandardCharsets.UTF_8);
-		PlanRecord legacy = (PlanRecord) ControlCodec.decode("plan/pod-7", v1).orElseThrow();
-		assertThat(legacy.plan().leaveId()).isEmpty();
-		assertThat(legacy.generation()).isEqualTo(PlanEpoch.UNKNOWN_GENERATION);
-		assertThat(legacy.plan().actsOn("any")).isTrue();
+	void anEchoActsOnlyOnItsOwnLeave() {
 		MemberPlan echoing = MemberPlanBuilder.plan("pod-7", "a").leaving(Optional.of("l1")).build();
 		assertThat(echoing.actsOn("l1")).isTrue();
 		assertThat(echoing.actsOn("l2")).as("a plan for an earlier leave of the member").isFalse();
@@ -140,13 +132,6 @@ class ControlCodecTests {
 	}
 
 	@Test
-	void epochOfVersionOneHasNoGenerationAndTheLeadersTime() {
-		byte[] v1 = "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}".getBytes(StandardCharsets.UTF_8);
-		assertThat(ControlCodec.decode(PlanEpoch.KEY, v1)).contains(new PlanEpoch(PlanEpoch.UNKNOWN_GENERATION,
-				PlanEpoch.UNKNOWN_GENERATION, "pod-1", Instant.ofEpochMilli(5000), "", List.of()));
-	}
-
-	@Test
 	void aPlanSupersedesOnlyAnEarlierGenerationOrTheOneItsLeaderReplacedAfterAGroupReset() {
 		PlanEpoch held = new PlanEpoch(8, 7, "b", NOW, "", List.of());
 		assertThat(new PlanEpoch(9, 8, "c", NOW, "", List.of()).supersedes(held)).isTrue();
@@ -179,16 +164,16 @@ class ControlCodecTests {
 		assertMalformed("leave/pod-7", "not json", "is not JSON");
 		assertMalformed("leave/pod-7", "[1,2]", "is not a JSON object");
 		assertMalformed("leave/pod-7", "{\"incarnation\":\"a1\",\"requestedAt\":5}", "needs a number field 'v'");
-		assertMalformed("leave/pod-7", "{\"v\":1,\"requestedAt\":5}", "needs a text field 'incarnation'");
-		assertMalformed("leave/pod-7", "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
+		assertMalformed("leave/pod-7", "{\"v\":2,\"requestedAt\":5}", "needs a text field 'incarnation'");
+		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
 				"non-integer 'requestedAt'");
-		assertMalformed("plan/pod-7", "{\"v\":1,\"incarnation\":\"a\",\"epoch\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
+		assertMalformed("plan/pod-7", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":7,\"requestedAt\":5}",
-				"non-text 'leaveId'");
+				"needs a text field 'leaveId'");
 		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"epoch\":1}", "needs a number field 'generation'");
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,"
 				+ "\"ended\":{\"outcome\":\"drained\"}}", "needs a text field 'reason'");
-		assertMalformed("something", "{\"v\":1}", "unknown key 'something'");
+		assertMalformed("something", "{\"v\":2}", "unknown key 'something'");
 		assertMalformed("progress/pod-7", "{\"v\":2}", "unknown key 'progress/pod-7'");
 		assertMalformed("progress/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"at\":5}",
 				"needs an array field 'learners'");

@@ -223,7 +223,7 @@ class ControlTopicIntegrationTests {
 
 			publish(leader, planOf(member("a", "a1", "0_1", "0_3"), member("twin", "t1", "0_2")), 9);
 			await("the plan of a start no longer in the group removed").atMost(TIMEOUT)
-				.until(() -> !reader.planKeys().contains("plan/twin/t2"));
+				.until(() -> !reader.view().planKeys().contains("plan/twin/t2"));
 			assertThat(reader.plans()).extracting(PlanRecord::key).containsExactly("plan/a/a1", "plan/twin/t1");
 		}
 	}
@@ -249,7 +249,7 @@ class ControlTopicIntegrationTests {
 			leader.generationCompleted(6);
 			// the topic has one partition: once a record written after the round is read, so is all the round wrote
 			writer.write(new RejoinRequest("marker", "m1", 6, "after the round", Instant.now())).join();
-			await().atMost(TIMEOUT).until(() -> reader.rejoinRequests().containsKey("marker"));
+			await().atMost(TIMEOUT).until(() -> reader.view().rejoinRequests().containsKey("marker"));
 
 			assertThat(reader.planEpoch().orElseThrow().generation()).as("no plan for generation 6").isEqualTo(4);
 			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 1));
@@ -269,23 +269,23 @@ class ControlTopicIntegrationTests {
 					Clock.systemUTC());
 			PlanPublisher follower = new PlanPublisher(writer, ofFollower, "follower", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					Clock.systemUTC());
-			assertThat(leader.members()).as("before any generation").isEmpty();
+			assertThat(leader.previousPlan().members()).as("before any generation").isEmpty();
 
 			Plan plan = planOf(member("a", "a1", "0_1"), member("b", "b1", "0_2"));
 			publish(leader, plan, 4);
-			assertThat(leader.members()).as("the plan it published, before its records come back")
+			assertThat(leader.previousPlan().members()).as("the plan it published, before its records come back")
 				.containsExactlyInAnyOrderElementsOf(plan.members().values());
 			follower.generationCompleted(4);
 			await("the follower read the plan of generation 4").atMost(TIMEOUT)
-				.until(() -> !follower.members().isEmpty());
-			assertThat(follower.members()).as("as read from the topic")
+				.until(() -> !follower.previousPlan().members().isEmpty());
+			assertThat(follower.previousPlan().members()).as("as read from the topic")
 				.containsExactlyInAnyOrderElementsOf(plan.members().values());
 
 			// generation 5 completed without a plan of the learner assignor (its rebalance failed)
 			follower.generationCompleted(5);
 			leader.generationCompleted(5);
-			assertThat(follower.members()).as("generation 4's plan is not the previous plan of generation 6").isEmpty();
-			assertThat(leader.members()).isEmpty();
+			assertThat(follower.previousPlan().members()).as("generation 4's plan is not the previous plan of generation 6").isEmpty();
+			assertThat(leader.previousPlan().members()).isEmpty();
 		}
 	}
 
@@ -302,7 +302,7 @@ class ControlTopicIntegrationTests {
 				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
 				writer.write(new RejoinRequest("new", "n1", 4, "after", Instant.now())).join();
 				await().atMost(TIMEOUT).until(() -> heard.contains("rejoin/new"));
-				assertThat(reader.rejoinRequests()).containsKeys("old", "new");
+				assertThat(reader.view().rejoinRequests()).containsKeys("old", "new");
 
 				reader.close();
 				reader.start();

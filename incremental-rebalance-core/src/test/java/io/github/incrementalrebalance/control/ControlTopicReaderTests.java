@@ -71,7 +71,7 @@ class ControlTopicReaderTests {
 
 			first.setPollException(new KafkaException("the link to the broker broke"));
 			await("the news read with a second consumer").atMost(TIMEOUT)
-				.until(() -> reader.rejoinRequests().containsKey("b"));
+				.until(() -> reader.view().rejoinRequests().containsKey("b"));
 
 			assertThat(seenWhileReadingOn).as("the leave's cancel is never undone by the history read again")
 				.hasSize(2)

@@ -154,8 +154,6 @@ class DrainTests {
 
 	@Test
 	void handOverReasonsOtherThanReadyLearnersSayWhatHappened() {
-		assertOutcomeOfHandOver(HandOverReason.DEADLINE_PASSED, MemberState.FORCED,
-				DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
 		assertOutcomeOfHandOver(HandOverReason.NO_OTHER_MEMBER, MemberState.LEFT_WITHOUT_LEARNERS,
 				DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, 3));
 		assertOutcomeOfHandOver(HandOverReason.LEARNERS_UNAVAILABLE, MemberState.LEFT_WITHOUT_LEARNERS,
@@ -209,7 +207,7 @@ class DrainTests {
 	 */
 	@Test
 	void leaveNobodyAnswersKeepsAskingAndSaysWhyInsteadOfMovingItsTasksCold() {
-		try (LogCapture log = LogCapture.of(Drain.class)) {
+		try (LogCapture log = LogCapture.of(LeaveAcknowledgement.class)) {
 			this.drain.leave(Optional.empty(), "test", true);
 			for (int second = 1; second <= 60; second++) {
 				this.clock.advance(Duration.ofSeconds(1));

@@ -1,0 +1,130 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+import io.github.incrementalrebalance.control.ControlState;
+import io.github.incrementalrebalance.control.PlanEpoch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether one leave has been answered, and what it does until then: it asks for a rebalance again, backing off from
+ * 1 s to 8 s; once its acknowledgement bound passed unanswered it either keeps asking and says why (a slow group is no
+ * reason for a cold move), or, with {@code incremental.rebalance.leave.unanswered=leave}, gives up. One per leave, on
+ * the member's own clock from when it read the request. Called under the drain's lock; {@link #waiting()} from any
+ * thread.
+ */
+final class LeaveAcknowledgement {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaveAcknowledgement.class);
+
+	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+
+	private static final Duration LAST_RETRY = Duration.ofSeconds(8);
+
+	private final String leaveId;
+
+	private final String instanceId;
+
+	private final Instant seenAt;
+
+	private final int generationAtRequest;
+
+	private final LeaveBounds bounds;
+
+	private Duration retry = FIRST_RETRY;
+
+	private Instant nextRetry;
+
+	private boolean confirmed;
+
+	private volatile Optional<String> waiting = Optional.empty();
+
+	/**
+	 * @param leaveId the leave
+	 * @param instanceId the member leaving
+	 * @param seenAt when the member read the request, on its clock
+	 * @param generationAtRequest the last generation the member had completed then
+	 * @param bounds how long it waits for an answer, and what it does after
+	 */
+	LeaveAcknowledgement(String leaveId, String instanceId, Instant seenAt, int generationAtRequest,
+			LeaveBounds bounds) {
+		this.leaveId = leaveId;
+		this.instanceId = instanceId;
+		this.seenAt = seenAt;
+		this.generationAtRequest = generationAtRequest;
+		this.bounds = bounds;
+		this.nextRetry = seenAt.plus(this.retry);
+	}
+
+	/**
+	 * A plan acting on this leave was read: it is answered.
+	 */
+	void confirm() {
+		this.confirmed = true;
+		this.waiting = Optional.empty();
+	}
+
+	/**
+	 * Follow an unanswered leave: ask again when due, and past the bound wait on (saying why) or give up.
+	 * @param now the member's time
+	 * @param trigger the member's rebalance trigger
+	 * @param reader the control topic's state
+	 * @return why the leave ends without learners now, empty while it goes on
+	 */
+	Optional<DrainOutcome.Reason> check(Instant now, RebalanceTrigger trigger, ControlState reader) {
+		if (this.confirmed) {
+			return Optional.empty();
+		}
+		if (!now.isBefore(this.seenAt.plus(this.bounds.acknowledgement()))) {
+			boolean rebalancedWithoutPlan = rebalancedWithoutPlan(trigger, reader);
+			if (this.bounds.leaveUnanswered()) {
+				return Optional.of(rebalancedWithoutPlan ? DrainOutcome.Reason.NO_LEARNER_PLAN
+						: DrainOutcome.Reason.UNANSWERED);
+			}
+			waitFor(rebalancedWithoutPlan ? "the leader published no learner plan for generation "
+					+ trigger.observedGeneration() + ", which completed after the request"
+					: "no plan has acknowledged it");
+		}
+		if (!now.isBefore(this.nextRetry)) {
+			trigger.request("incremental-rebalance: " + this.instanceId + " is leaving (retry)");
+			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
+					: this.retry.multipliedBy(2);
+			this.nextRetry = now.plus(this.retry);
+		}
+		return Optional.empty();
+	}
+
+	/**
+	 * Why this leave waits for the group beyond its acknowledgement bound, while it does.
+	 * @return the reason, empty while answered in time
+	 */
+	Optional<String> waiting() {
+		return this.waiting;
+	}
+
+	private void waitFor(String why) {
+		Optional<String> now = Optional.of("unanswered for more than " + this.bounds.acknowledgement() + ": " + why
+				+ "; still asking");
+		if (this.waiting.isEmpty()) {
+			logger.warn("The leave {} of {} is {}. A leave without a deadline is not turned into a cold move by a slow "
+					+ "group: cancel it, give it a timeout, or set incremental.rebalance.leave.unanswered=leave to "
+					+ "leave without learners once incremental.rebalance.leave.acknowledgement.timeout.ms passed",
+					this.leaveId, this.instanceId, now.get());
+		}
+		this.waiting = now;
+	}
+
+	/**
+	 * A rebalance completed after the leave request, yet the plan read is of an earlier generation: the leader runs
+	 * without learners (Kafka's assignor, its fallback after a planning error) or cannot write its plans.
+	 */
+	private boolean rebalancedWithoutPlan(RebalanceTrigger trigger, ControlState reader) {
+		int completed = trigger.observedGeneration();
+		int planned = reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+		return completed > this.generationAtRequest && planned < completed;
+	}
+
+}

@@ -1,0 +1,134 @@
+package io.github.incrementalrebalance.member;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
+import io.github.incrementalrebalance.identity.MemberIdentity;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.TopologyDescription;
+
+/**
+ * One start of Kafka Streams under a member runtime, with the parts that follow it: the Kafka Streams instance, its
+ * identity and clients, the view of its tasks, the learner watcher and progress reporter, and the leave state machine.
+ * A new start of Kafka Streams is a new object: nothing of an earlier start (a leave, a plan, a drained flag, a lag
+ * sample) carries over. Built on the application's thread when it attaches Kafka Streams; its fields never change, so
+ * any thread may read them (each part says which threads may call it).
+ */
+final class MemberStart {
+
+	private final MemberIdentity identity;
+
+	private final MemberClientSupplier clients;
+
+	private final KafkaStreams streams;
+
+	private final LocalTasks tasks;
+
+	private final Drain drain;
+
+	private final LearnerWatcher watcher;
+
+	private final LearnerProgressReporter progress;
+
+	private final MemberContext context;
+
+	/**
+	 * @param wiring what the start was built with
+	 * @param streams the Kafka Streams instance
+	 * @param topology its topology, to map store lags to tasks
+	 * @param context what every start shares
+	 * @param closeStreams closes Kafka Streams once a leave ended
+	 */
+	MemberStart(StartWiring wiring, KafkaStreams streams, TopologyDescription topology, MemberContext context,
+			Runnable closeStreams) {
+		this.identity = wiring.identity();
+		this.clients = wiring.clientsOrNull();
+		if (this.clients == null) {
+			throw new IllegalStateException("build KafkaStreams with clientSupplier(..) first");
+		}
+		this.streams = streams;
+		this.context = context;
+		LearnerConfig config = context.config();
+		long acceptableLag = context.acceptableRecoveryLag();
+		this.tasks = new LocalTasks(streams, topology, acceptableLag, context.clock());
+		RebalanceTrigger trigger = this.clients.rebalanceTrigger();
+		this.watcher = new LearnerWatcher(this.identity, context.reader(), this.tasks.lags(), trigger, acceptableLag,
+				config.learnerRebalance(), LearnerConfig.heartbeatInterval(context.streamsConfig()).multipliedBy(2),
+				context.clock());
+		this.progress = new LearnerProgressReporter(this.identity, context.writer(),
+				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clock());
+		this.drain = new Drain(this.identity, context.reader(), context.writer(), trigger, this.clients.leaveOnClose(),
+				this.clients.groupMembership(), closeStreams, this.tasks::statefulActiveTasks, context.leaveBounds(),
+				context.clock());
+	}
+
+	MemberIdentity identity() {
+		return this.identity;
+	}
+
+	KafkaStreams streams() {
+		return this.streams;
+	}
+
+	RebalanceTrigger trigger() {
+		return this.clients.rebalanceTrigger();
+	}
+
+	LocalTasks tasks() {
+		return this.tasks;
+	}
+
+	Drain drain() {
+		return this.drain;
+	}
+
+	void addProgressListeners(List<Consumer<List<LearnerProgress>>> listeners) {
+		listeners.forEach(this.progress::addListener);
+	}
+
+	void addProgressListener(Consumer<List<LearnerProgress>> listener) {
+		this.progress.addListener(listener);
+	}
+
+	List<LearnerProgress> learnerProgress() {
+		return this.progress.current();
+	}
+
+	/**
+	 * This start's plan, as last read from the control topic.
+	 * @return the plan, empty while none names this start
+	 */
+	Optional<MemberPlan> plan() {
+		return this.context.reader().plan(this.identity.instanceId(), this.identity.incarnation()).map(PlanRecord::plan);
+	}
+
+	/**
+	 * Whether the last plan found another live member with this instance id.
+	 */
+	boolean hasDuplicateInstanceId() {
+		return this.context.reader()
+			.planEpoch()
+			.map((epoch) -> epoch.duplicateInstanceIds().contains(this.identity.instanceId()))
+			.orElse(false);
+	}
+
+	/**
+	 * Follow the learners: ask for a rebalance once they are ready, and sample their progress. On the runtime's check
+	 * thread, while the member is stable or leaving.
+	 */
+	void checkLearners() {
+		MemberState state = this.drain.state();
+		if (state != MemberState.STABLE && state != MemberState.LEAVING) {
+			return;
+		}
+		this.watcher.check();
+		this.progress.check(this.context.reader().plan(this.identity.instanceId(), this.identity.incarnation()),
+				this.tasks.lags());
+	}
+
+}

@@ -1,0 +1,98 @@
+package io.github.incrementalrebalance.member;
+
+import java.util.Properties;
+
+import io.github.incrementalrebalance.assignor.AssignorStatus;
+import io.github.incrementalrebalance.assignor.ChangelogSizes;
+import io.github.incrementalrebalance.assignor.ControlView;
+import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import io.github.incrementalrebalance.assignor.PlanListener;
+import io.github.incrementalrebalance.assignor.PreviousPlan;
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts into a Kafka Streams config what the library needs in it: the learner assignor (mode incremental), the member's
+ * identity as client tags, and the objects the assignor reads, which Kafka hands to the new assignor it makes each
+ * rebalance. The application's thread, under the runtime's lock.
+ */
+final class StreamsWiring {
+
+	private static final Logger logger = LoggerFactory.getLogger(StreamsWiring.class);
+
+	private final LearnerConfig config;
+
+	private final ControlView controlView;
+
+	private final AssignorStatus assignorStatus;
+
+	private final ChangelogSizes changelogSizes;
+
+	private boolean rackWarned;
+
+	StreamsWiring(LearnerConfig config, ControlView controlView, AssignorStatus assignorStatus,
+			ChangelogSizes changelogSizes) {
+		this.config = config;
+		this.controlView = controlView;
+		this.assignorStatus = assignorStatus;
+		this.changelogSizes = changelogSizes;
+	}
+
+	/**
+	 * The config to build a start of Kafka Streams with.
+	 * @param properties the application's Kafka Streams config
+	 * @param start what that start is built with
+	 * @return a copy with the library's settings
+	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
+	 * incremental
+	 */
+	Properties configure(Properties properties, StartWiring start) {
+		Properties configured = new Properties();
+		configured.putAll(properties);
+		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
+			Object assignor = properties.get(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
+			if (assignor != null && !LearnerTaskAssignor.class.getName().equals(String.valueOf(assignor))) {
+				throw new IllegalArgumentException("task.assignor.class is set to " + assignor
+						+ ": in stream.rebalancing.mode=incremental incremental-rebalance needs "
+						+ LearnerTaskAssignor.class.getName() + "; remove it, or use mode upgrading");
+			}
+			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
+			if (!this.rackWarned) {
+				this.rackWarned = true;
+				warnOfRackAwareStrategy(properties);
+			}
+		}
+		start.identity()
+			.clientTags()
+			.forEach((key, value) -> configured.put(StreamsConfig.CLIENT_TAG_PREFIX + key, value));
+		configured.put(ControlView.CONFIG, this.controlView);
+		configured.put(PlanListener.CONFIG, start.publisher());
+		configured.put(PreviousPlan.CONFIG, start.publisher().previousPlan());
+		configured.put(AssignorStatus.CONFIG, this.assignorStatus);
+		configured.put(ChangelogSizes.CONFIG, this.changelogSizes);
+		return configured;
+	}
+
+	/**
+	 * Rack-aware placement needs every member's {@code client.rack}.
+	 */
+	private static void warnOfRackAwareStrategy(Properties properties) {
+		Object strategy = properties.get(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG);
+		if (strategy == null
+				|| StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(String.valueOf(strategy).trim())) {
+			return;
+		}
+		boolean rack = properties.get(ConsumerConfig.CLIENT_RACK_CONFIG) != null
+				|| properties.get(StreamsConfig.consumerPrefix(ConsumerConfig.CLIENT_RACK_CONFIG)) != null
+				|| properties.get(StreamsConfig.mainConsumerPrefix(ConsumerConfig.CLIENT_RACK_CONFIG)) != null;
+		if (!rack) {
+			logger.warn("rack.aware.assignment.strategy={} needs client.rack on every member, and this one has none: "
+					+ "until every member has one, tasks are placed by warmth and load", strategy);
+		}
+	}
+
+}
