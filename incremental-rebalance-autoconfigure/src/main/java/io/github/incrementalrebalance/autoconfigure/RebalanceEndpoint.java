@@ -21,6 +21,7 @@ import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.member.DrainOutcome;
+import io.github.incrementalrebalance.member.LeaveOutcomeUnknownException;
 import io.github.incrementalrebalance.member.LeaveRefusedException;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -119,6 +120,9 @@ public class RebalanceEndpoint {
 		catch (LeaveRefusedException ex) {
 			return refused(ex);
 		}
+		catch (LeaveOutcomeUnknownException ex) {
+			return unknown(ex);
+		}
 		waitFor.ifPresent(this::awaitDrained);
 		return new LeaveResult(started ? LeaveResult.Outcome.STARTED : LeaveResult.Outcome.ALREADY_LEAVING, members(),
 				null, null);
@@ -154,6 +158,9 @@ public class RebalanceEndpoint {
 		}
 		catch (LeaveRefusedException ex) {
 			return refused(ex);
+		}
+		catch (LeaveOutcomeUnknownException ex) {
+			return unknown(ex);
 		}
 		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null)
 				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
@@ -196,6 +203,10 @@ public class RebalanceEndpoint {
 		return LeaveResult.refused((ex.reason() == LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE)
 				? LeaveResult.Outcome.UNAVAILABLE : LeaveResult.Outcome.REFUSED,
 				ex.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'), ex.getMessage());
+	}
+
+	private static LeaveResult unknown(LeaveOutcomeUnknownException ex) {
+		return LeaveResult.refused(LeaveResult.Outcome.UNKNOWN, "unknown", ex.getMessage());
 	}
 
 	private void awaitDrained(Duration limit) {
@@ -463,6 +474,8 @@ public class RebalanceEndpoint {
 			REFUSED,
 			/** The control topic cannot be written. */
 			UNAVAILABLE,
+			/** Whether the request reached the control topic is unknown: it may still take effect. */
+			UNKNOWN,
 			/** A leave was cancelled. */
 			CANCELLED,
 			/** No member was leaving. */

@@ -18,7 +18,9 @@ import org.springframework.core.io.Resource;
  * The {@link RebalanceEndpoint}'s leave over HTTP: 202 when a leave starts, 200 for a repeat, 400 with the reason for
  * a bad field (in the body, whatever Boot's error settings), 409 when Kafka Streams does not run, the instance id is
  * used twice or unknown, or no other member would stay (unless {@code "force": true}), 503 when the control topic
- * cannot be written; its cancel answers 200, 409 when nothing was leaving, 503 when the cancel cannot be written.
+ * cannot be written, or with the reason {@code unknown} when whether it was written is unknown (it may still take
+ * effect); its cancel answers 200, 409 when nothing was leaving (or the leave ended before the cancel was written), 503
+ * when the cancel cannot be written or its outcome is unknown.
  * Both take an {@code instanceId} to act on another member of the group.
  */
 @EndpointWebExtension(endpoint = RebalanceEndpoint.class)
@@ -66,7 +68,7 @@ public class RebalanceEndpointWebExtension {
 					WebEndpointResponse.STATUS_OK);
 			case INVALID -> problem(result, WebEndpointResponse.STATUS_BAD_REQUEST);
 			case REFUSED, NOTHING_TO_CANCEL -> problem(result, 409);
-			case UNAVAILABLE -> problem(result, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+			case UNAVAILABLE, UNKNOWN -> problem(result, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 		};
 	}
 

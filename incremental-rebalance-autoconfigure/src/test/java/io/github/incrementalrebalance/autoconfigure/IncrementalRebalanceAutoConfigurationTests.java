@@ -213,7 +213,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 
 	@Test
 	void rackAwareStrategyWithoutClientRackIsWarnedOfAtStart() {
-		try (LogCapture log = LogCapture.of(MemberRuntime.class)) {
+		try (LogCapture log = LogCapture.ofPackageOf(MemberRuntime.class)) {
 			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 				.withPropertyValues("spring.kafka.streams.properties.rack.aware.assignment.strategy=min_traffic")
 				.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
@@ -224,7 +224,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 
 	@Test
 	void rackAwareStrategyWithClientRackIsAppliedWithoutWarning() {
-		try (LogCapture log = LogCapture.of(MemberRuntime.class)) {
+		try (LogCapture log = LogCapture.ofPackageOf(MemberRuntime.class)) {
 			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 				.withPropertyValues("spring.kafka.streams.properties.rack.aware.assignment.strategy=min_traffic",
 						"spring.kafka.streams.properties.client.rack=zone-a")

@@ -3,11 +3,11 @@ package io.github.incrementalrebalance.cli;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
+import io.github.incrementalrebalance.control.ControlWriteException;
 
 /**
  * The control topic as one command uses it: read up to its end before anything is decided, written only by commands
@@ -62,21 +62,17 @@ final class ControlSession implements AutoCloseable {
 	/**
 	 * Write a record and wait for the cluster to acknowledge it.
 	 * @param record the record
-	 * @throws Unavailable when it is not acknowledged within {@link #TIMEOUT}
+	 * @throws Unavailable when it was not written, or whether it was is unknown (the message says which)
 	 */
 	void write(ControlRecord record) {
 		if (this.writer == null) {
 			this.writer = new ControlTopicWriter(this.config, this.topic);
 		}
 		try {
-			this.writer.write(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			this.writer.writeAndWait(record, "write " + record.key());
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new Unavailable("interrupted writing " + record.key());
-		}
-		catch (Exception ex) {
-			throw new Unavailable("cannot write " + record.key() + " to " + this.topic + ": " + ex);
+		catch (ControlWriteException ex) {
+			throw new Unavailable(ex.getMessage());
 		}
 	}
 

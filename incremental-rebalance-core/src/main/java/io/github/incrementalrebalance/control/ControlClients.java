@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.control;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +20,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * are, so they reach the cluster the same way Kafka Streams does.
  */
 public final class ControlClients {
+
+	/**
+	 * How long the control topic's producer waits for metadata, and for one request's answer: what a caller that must
+	 * know the outcome of a write waits ({@link ControlWriter#writeAndWait}).
+	 */
+	static final Duration WRITE_ATTEMPT = Duration.ofSeconds(10);
+
+	/** How long the producer keeps trying a record before it gives up on it. */
+	static final Duration WRITE_DELIVERY = Duration.ofSeconds(30);
 
 	private final Map<String, Object> connection = new HashMap<>();
 
@@ -66,9 +76,9 @@ public final class ControlClients {
 		config.put(ProducerConfig.ACKS_CONFIG, "all");
 		config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
 		// a send must not block a leave, a cancel or the plan thread for Kafka's default minute
-		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
+		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) WRITE_DELIVERY.toMillis());
+		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
 		return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
 	}
 

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -18,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the control topic. Plans are published on one background thread, never on a stream thread, and a plan not
- * yet written when a newer one arrives is dropped: only the latest matters.
+ * Writes the control topic. Every send runs on the writer's one thread ({@code incremental-rebalance-control-writer-
+ * <topic>}), in the order asked: a send can wait up to {@link ControlClients#WRITE_ATTEMPT} for the cluster's metadata,
+ * and no caller (a stream thread, the reader's thread, an operator's request) waits with it. A plan not yet written
+ * when a newer one arrives is dropped: only the latest matters.
  */
 public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
@@ -38,11 +41,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private final AtomicReference<String> planProblem = new AtomicReference<>();
 
-	private final ExecutorService planThread = Executors.newSingleThreadExecutor((task) -> {
-		Thread thread = new Thread(task, "incremental-rebalance-plan-writer");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ExecutorService sender;
 
 	/**
 	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
@@ -52,6 +51,16 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		Object applicationId = streamsConfig.get("application.id");
 		this.clients = new ControlClients(streamsConfig, applicationId + "-rebalance-control");
 		this.topic = topic;
+		this.sender = Executors.newSingleThreadExecutor((task) -> {
+			Thread thread = new Thread(task, "incremental-rebalance-control-writer-" + topic);
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	@Override
+	public Duration acknowledgementWait() {
+		return ControlClients.WRITE_ATTEMPT;
 	}
 
 	/**
@@ -82,7 +91,12 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	 */
 	public void publishPlan(List<ControlRecord> records, List<String> tombstones) {
 		if (this.pendingPlan.getAndSet(new PendingPlan(List.copyOf(records), List.copyOf(tombstones))) == null) {
-			this.planThread.execute(this::writePendingPlan);
+			try {
+				this.sender.execute(this::writePendingPlan);
+			}
+			catch (RejectedExecutionException closed) {
+				this.pendingPlan.set(null);
+			}
 		}
 	}
 
@@ -92,8 +106,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 			return;
 		}
 		List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
-		plan.records().forEach((record) -> sent.add(write(record)));
-		plan.tombstones().forEach((key) -> sent.add(tombstone(key)));
+		plan.records()
+			.forEach((record) -> sent.add(sendNow(record.key(), ControlCodec.encodeValue(record), new CompletableFuture<>())));
+		plan.tombstones().forEach((key) -> sent.add(sendNow(key, null, new CompletableFuture<>())));
 		CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((done, ex) -> {
 			if (ex == null) {
 				if (this.planProblem.getAndSet(null) != null) {
@@ -119,6 +134,19 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
 		CompletableFuture<RecordMetadata> written = new CompletableFuture<>();
+		try {
+			this.sender.execute(() -> sendNow(key, value, written));
+		}
+		catch (RejectedExecutionException closed) {
+			written.completeExceptionally(new IllegalStateException("the control topic writer is closed"));
+		}
+		return written;
+	}
+
+	/**
+	 * Send on the writer's thread.
+	 */
+	private CompletableFuture<RecordMetadata> sendNow(String key, byte[] value, CompletableFuture<RecordMetadata> written) {
 		try {
 			producer().send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
 					(metadata, exception) -> {
@@ -148,9 +176,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	@Override
 	public void close() {
-		this.planThread.shutdown();
+		this.sender.shutdown();
 		try {
-			this.planThread.awaitTermination(5, TimeUnit.SECONDS);
+			this.sender.awaitTermination(5, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -6,9 +6,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
@@ -38,8 +36,6 @@ import org.slf4j.LoggerFactory;
 final class Drain {
 
 	private static final Logger logger = LoggerFactory.getLogger(Drain.class);
-
-	private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(10);
 
 	private final MemberIdentity identity;
 
@@ -137,7 +133,8 @@ final class Drain {
 	 * @param learnersPossible false when this member cannot be drained through learners (it runs Kafka's own
 	 * assignor): it then leaves at once, and says so
 	 * @return whether this call started the leave
-	 * @throws IllegalStateException when the request cannot be written
+	 * @throws io.github.incrementalrebalance.control.ControlWriteException when the request was not written, or whether
+	 * it was is unknown
 	 */
 	boolean leave(Optional<Duration> timeout, String source, boolean learnersPossible) {
 		LeaveRecord request;
@@ -149,7 +146,7 @@ final class Drain {
 			request = LeaveRecord.request(this.identity.instanceId(), this.identity.incarnation(),
 					this.clock.instant().truncatedTo(ChronoUnit.MILLIS), timeout, source);
 		}
-		await(this.writer.write(request), "write the leave request");
+		this.writer.writeAndWait(request, "write the leave request");
 		synchronized (this) {
 			boolean readBackFirst = this.state == MemberState.LEAVING && this.leave.leaveId().equals(request.leaveId());
 			if (this.state != MemberState.STABLE && !readBackFirst) {
@@ -183,7 +180,8 @@ final class Drain {
 	 * Cancel a leave that has not finished (tasks already moved stay moved): write the cancel record and wait until
 	 * the cluster has it, so that the leader cannot go on draining a member that reports STABLE.
 	 * @return whether a leave was cancelled
-	 * @throws IllegalStateException when the cancel cannot be written (the member stays LEAVING)
+	 * @throws io.github.incrementalrebalance.control.ControlWriteException when the cancel was not written (the member
+	 * stays LEAVING), or whether it was is unknown
 	 */
 	boolean cancel() {
 		LeaveRecord cancel;
@@ -193,12 +191,15 @@ final class Drain {
 			}
 			cancel = this.leave.cancel("member");
 		}
-		await(this.writer.write(cancel), "write the cancel of the leave");
+		this.writer.writeAndWait(cancel, "write the cancel of the leave");
 		synchronized (this) {
+			// the leave may have ended while the cancel was written: then nothing was cancelled
 			if (this.state == MemberState.LEAVING && this.leave.leaveId().equals(cancel.leaveId())) {
 				stay();
+				return true;
 			}
-			return true;
+			// read back first: the reader's check already followed the cancel record
+			return this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom);
 		}
 	}
 
@@ -267,9 +268,7 @@ final class Drain {
 						+ "ends a leave", this.identity.instanceId());
 				this.rewriting = true;
 				LeaveRecord again = this.leave;
-				// never under this lock: a send can wait for the cluster's metadata
-				CompletableFuture.runAsync(() -> this.writer.write(again)
-					.whenComplete((written, failure) -> rewritten(failure)));
+				this.writer.write(again).whenComplete((written, failure) -> rewritten(failure));
 			}
 			return false;
 		}
@@ -354,19 +353,6 @@ final class Drain {
 			}
 		}, "incremental-rebalance-close-" + this.identity.instanceId());
 		closer.start();
-	}
-
-	static void await(CompletableFuture<?> write, String what) {
-		try {
-			write.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while trying to " + what, ex);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Cannot " + what + " to the control topic: " + ex, ex);
-		}
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.control.ControlTopicReader;
+import io.github.incrementalrebalance.control.ControlWriteException;
 import io.github.incrementalrebalance.control.LeaveAsk;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.planner.RebalancingMode;
@@ -40,6 +41,7 @@ final class LeaveGate {
 	 * @param force leave even when the last plan shows no other member that would stay
 	 * @return whether this call started the leave (false for a repeat)
 	 * @throws LeaveRefusedException when the leave cannot start, with the reason
+	 * @throws LeaveOutcomeUnknownException when whether its request was written is unknown
 	 */
 	boolean leave(MemberStart start, String instanceId, Optional<Duration> timeout, String source, boolean force) {
 		if (start == null) {
@@ -76,8 +78,8 @@ final class LeaveGate {
 		try {
 			return drain.leave(bound, source, this.context.config().rebalancingMode() == RebalancingMode.INCREMENTAL);
 		}
-		catch (IllegalStateException ex) {
-			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		catch (ControlWriteException ex) {
+			throw translated(ex);
 		}
 	}
 
@@ -127,8 +129,8 @@ final class LeaveGate {
 		try {
 			return start != null && start.drain().cancel();
 		}
-		catch (IllegalStateException ex) {
-			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		catch (ControlWriteException ex) {
+			throw translated(ex);
 		}
 	}
 
@@ -149,11 +151,19 @@ final class LeaveGate {
 
 	private void write(LeaveRecord record, String what) {
 		try {
-			Drain.await(this.context.writer().write(record), what);
+			this.context.writer().writeAndWait(record, what);
 		}
-		catch (IllegalStateException ex) {
-			throw new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
+		catch (ControlWriteException ex) {
+			throw translated(ex);
 		}
+	}
+
+	/**
+	 * A write that failed refuses the request; one whose outcome is unknown says so, since it may still take effect.
+	 */
+	private static RuntimeException translated(ControlWriteException ex) {
+		return ex.outcomeUnknown() ? new LeaveOutcomeUnknownException(ex.getMessage(), ex)
+				: new LeaveRefusedException(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE, ex.getMessage(), ex);
 	}
 
 	/**

@@ -10,7 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The periodic work of one start of the member, on threads of its own named {@code incremental-rebalance-member-<id>}:
+ * The periodic work of one start of the member, on threads of its own named
+ * {@code incremental-rebalance-member-<id>-<incarnation>}:
  * opening the control topic, moving the leave on, following the learners. Three threads, so that the leave's bounds
  * never wait behind the learners' lag reads or the control topic's opening, which ask the cluster. Started and stopped
  * by the runtime (the application's thread); {@link #checkLeaveNow()} from any thread.
@@ -32,7 +33,8 @@ final class MemberChecks {
 
 	private MemberChecks(MemberStart start) {
 		this.start = start;
-		String name = "incremental-rebalance-member-" + start.identity().instanceId();
+		String name = "incremental-rebalance-member-" + start.identity().instanceId() + "-"
+				+ start.identity().incarnation();
 		this.threads = Executors.newScheduledThreadPool(3, (task) -> {
 			Thread thread = new Thread(task, name);
 			thread.setDaemon(true);

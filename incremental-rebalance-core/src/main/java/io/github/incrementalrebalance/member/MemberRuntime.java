@@ -121,10 +121,8 @@ public final class MemberRuntime implements AutoCloseable {
 
 	/**
 	 * The Kafka Streams config with everything this library needs: the learner assignor (mode incremental), the
-	 * member's client tags and the objects the assignor reads. Called again for Kafka Streams built again with this
-	 * runtime (after a drain with {@code stop-streams}, or a stop and start of the application's Kafka Streams), it
-	 * begins a new start of the member: a new incarnation, so that no leave, plan or drained flag of the earlier start
-	 * applies to it, and the earlier start's checks stopped.
+	 * member's client tags and the objects the assignor reads. Called again for Kafka Streams built again, it begins a
+	 * new start of the member: a new incarnation, to which no leave, plan or drained flag of the earlier start applies.
 	 * @param properties the application's Kafka Streams config
 	 * @return a copy to build {@code KafkaStreams} with
 	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
@@ -185,9 +183,8 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Whether a Kafka Streams instance is the one this runtime is attached to.
-	 * @param kafkaStreams the instance
-	 * @return true once {@link #attach} was called with it
+	 * @param kafkaStreams a Kafka Streams instance
+	 * @return whether it is the one this runtime is attached to
 	 */
 	public boolean isAttachedTo(KafkaStreams kafkaStreams) {
 		MemberStart current = this.starts.attached();
@@ -249,6 +246,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * go)
 	 * @return whether this call started the leave (false for a repeat)
 	 * @throws LeaveRefusedException when the leave cannot start, with the reason
+	 * @throws LeaveOutcomeUnknownException when whether its request reached the control topic is unknown
 	 */
 	public boolean leave(Optional<Duration> timeout, String source, boolean force) {
 		return this.leaveGate.leave(this.starts.attached(), identity().instanceId(), timeout, source, force);
@@ -263,6 +261,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @param force leave even when the last plan shows no other member that would stay
 	 * @return whether this call asked it (false when it is leaving already)
 	 * @throws LeaveRefusedException when it cannot be asked, with the reason
+	 * @throws LeaveOutcomeUnknownException when whether the request reached the control topic is unknown
 	 */
 	public boolean leaveOf(String instanceId, Optional<Duration> timeout, String source, boolean force) {
 		if (instanceId.equals(identity().instanceId())) {
@@ -276,6 +275,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * @param instanceId the member
 	 * @return whether a leave was cancelled
 	 * @throws LeaveRefusedException when the cancel cannot be written to the control topic
+	 * @throws LeaveOutcomeUnknownException when whether it reached the control topic is unknown
 	 */
 	public boolean cancelLeaveOf(String instanceId) {
 		if (instanceId.equals(identity().instanceId())) {
@@ -288,6 +288,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * Cancel this member's leave if it has not finished; tasks already moved stay moved.
 	 * @return whether a leave was cancelled
 	 * @throws LeaveRefusedException when the cancel cannot be written to the control topic (the member stays leaving)
+	 * @throws LeaveOutcomeUnknownException when whether it reached the control topic is unknown
 	 */
 	public boolean cancel() {
 		return this.leaveGate.cancel(this.starts.attached());

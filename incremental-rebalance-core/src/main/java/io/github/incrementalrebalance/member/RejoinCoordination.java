@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.member;
 
-import java.util.concurrent.CompletableFuture;
-
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlWriter;
@@ -29,8 +27,8 @@ final class RejoinCoordination {
 	}
 
 	/**
-	 * Ask the others to rejoin now. Called on a stream thread, which must not wait for the cluster: the write goes
-	 * out in the background.
+	 * Ask the others to rejoin now. Called on a stream thread, which must not wait for the cluster: the writer sends
+	 * on its own thread.
 	 * @param self this start of the member
 	 * @param trigger its rebalance trigger
 	 * @param reason why it rebalances
@@ -42,12 +40,12 @@ final class RejoinCoordination {
 				: reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
 		RejoinRequest request = new RejoinRequest(self.instanceId(), self.incarnation(), generation, reason,
 				this.context.clock().instant());
-		CompletableFuture.runAsync(() -> this.context.writer().write(request).whenComplete((written, failure) -> {
+		this.context.writer().write(request).whenComplete((written, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not ask the other members to rejoin ({}): they rejoin at their next heartbeat",
 						reason, failure);
 			}
-		}));
+		});
 	}
 
 	/**

@@ -174,7 +174,7 @@ class ControlTopicIntegrationTests {
 			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
 					leaderClock);
 
-			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
+			try (LogCapture log = LogCapture.of(ControlHousekeeping.class)) {
 				publish(publisher, planOf(member("restarted", "r2")), 1);
 				assertThat(log.messages(Level.WARN)).singleElement().asString()
 					.contains("Ignoring the leave request of restarted for its start r1: it runs start r2 now");

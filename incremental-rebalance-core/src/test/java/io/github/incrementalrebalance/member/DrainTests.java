@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import ch.qos.logback.classic.Level;
@@ -20,6 +19,7 @@ import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlState;
+import io.github.incrementalrebalance.control.ControlWriteException;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
@@ -27,6 +27,7 @@ import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -338,9 +339,44 @@ class DrainTests {
 	void cancelThatCannotBeWrittenLeavesTheMemberLeaving() {
 		this.drain.leave(Optional.empty(), "test", true);
 		this.control.failWrites = true;
-		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(this.drain::cancel)
-			.withMessageContaining("Cannot write the cancel of the leave to the control topic");
+		assertThatExceptionOfType(ControlWriteException.class).isThrownBy(this.drain::cancel)
+			.withMessageContaining("Cannot write the cancel of the leave to the control topic")
+			.matches((refused) -> !refused.outcomeUnknown(), "a refusal, not an unknown outcome");
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+	}
+
+	@Test
+	void leaveWhoseRequestGetsNoAnswerSaysItsOutcomeIsUnknownAndStartsIfTheRecordLands() {
+		this.control.held = new CompletableFuture<>();
+		this.control.wait = Duration.ofMillis(200);
+		assertThatExceptionOfType(ControlWriteException.class)
+			.isThrownBy(() -> this.drain.leave(Optional.empty(), "test", true))
+			.withMessageContaining("whether it was written is unknown")
+			.matches(ControlWriteException::outcomeUnknown, "outcome unknown");
+		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
+
+		this.control.held.complete(null);
+		this.drain.check();
+
+		assertThat(this.drain.state()).as("the request landed late: the member follows it").isEqualTo(MemberState.LEAVING);
+	}
+
+	@Test
+	void cancelWrittenAfterTheDrainEndedSaysNothingWasCancelled() throws Exception {
+		this.drain.leave(Optional.empty(), "test", true);
+		CompletableFuture<Void> landing = new CompletableFuture<>();
+		this.control.held = landing;
+		CompletableFuture<Boolean> cancelled = CompletableFuture.supplyAsync(this.drain::cancel);
+		await("the cancel is being written").atMost(Duration.ofSeconds(5))
+			.until(() -> landing.getNumberOfDependents() > 0);
+		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.drain.check();
+		assertThat(this.drain.outcome()).as("drained while the cancel was on its way").isPresent();
+
+		landing.complete(null);
+
+		assertThat(cancelled.get(5, TimeUnit.SECONDS)).as("nothing was cancelled").isFalse();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 	}
 
 	private String leaveId() {
@@ -369,6 +405,16 @@ class DrainTests {
 		volatile PlanEpoch epoch;
 
 		volatile boolean failWrites;
+
+		volatile Duration wait = Duration.ofSeconds(5);
+
+		/** Set: writes get no answer and land only when the test completes this future. */
+		volatile CompletableFuture<Void> held;
+
+		@Override
+		public Duration acknowledgementWait() {
+			return this.wait;
+		}
 
 		private int generation = 1;
 
@@ -406,12 +452,20 @@ class DrainTests {
 		@Override
 		public CompletableFuture<?> write(ControlRecord record) {
 			if (this.failWrites) {
-				return CompletableFuture.failedFuture(new TimeoutException("broker unreachable"));
+				return CompletableFuture.failedFuture(new AuthorizationException("not allowed to write the topic"));
 			}
+			CompletableFuture<Void> landing = this.held;
+			if (landing != null) {
+				return landing.thenRun(() -> apply(record));
+			}
+			apply(record);
+			return CompletableFuture.completedFuture(null);
+		}
+
+		private void apply(ControlRecord record) {
 			if (record instanceof LeaveRecord leave) {
 				this.leaves.put(leave.instanceId(), leave);
 			}
-			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override

@@ -89,6 +89,11 @@ class LearnerProgressReporterTests {
 
 	private static final class RecordingWriter implements ControlWriter {
 
+		@Override
+		public Duration acknowledgementWait() {
+			return Duration.ofSeconds(1);
+		}
+
 		final List<ControlRecord> written = new CopyOnWriteArrayList<>();
 
 		final List<String> tombstones = new CopyOnWriteArrayList<>();

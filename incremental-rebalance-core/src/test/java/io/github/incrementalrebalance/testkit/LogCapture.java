@@ -17,14 +17,23 @@ public final class LogCapture implements AutoCloseable {
 
 	private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-	private LogCapture(Class<?> type) {
-		this.logger = (Logger) LoggerFactory.getLogger(type);
+	private LogCapture(String name) {
+		this.logger = (Logger) LoggerFactory.getLogger(name);
 		this.appender.start();
 		this.logger.addAppender(this.appender);
 	}
 
 	public static LogCapture of(Class<?> type) {
-		return new LogCapture(type);
+		return new LogCapture(type.getName());
+	}
+
+	/**
+	 * Capture what every class of a package logs, whichever of its parts logs it.
+	 * @param type a class of the package
+	 * @return the capture
+	 */
+	public static LogCapture ofPackageOf(Class<?> type) {
+		return new LogCapture(type.getPackageName());
 	}
 
 	/**
