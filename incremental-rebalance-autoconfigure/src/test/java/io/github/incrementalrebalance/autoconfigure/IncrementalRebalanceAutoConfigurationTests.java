@@ -17,7 +17,7 @@ import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.assignor.ControlView;
-import io.github.incrementalrebalance.control.InMemoryControlView;
+import io.github.incrementalrebalance.testkit.InMemoryControlView;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.planner.GroupMember;

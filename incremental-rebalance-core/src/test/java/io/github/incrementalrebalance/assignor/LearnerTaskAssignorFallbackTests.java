@@ -5,7 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.github.incrementalrebalance.control.InMemoryControlView;
+import io.github.incrementalrebalance.testkit.InMemoryControlView;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.github.incrementalrebalance.testkit.RoundSimulator.Round;

@@ -30,7 +30,6 @@ import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.assignor.PreviousPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.assignor.ControlView;
-import io.github.incrementalrebalance.control.InMemoryControlView;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;

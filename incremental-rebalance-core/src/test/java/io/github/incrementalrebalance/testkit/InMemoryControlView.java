@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.control;
+package io.github.incrementalrebalance.testkit;
 
 import java.util.List;
 import java.util.Map;
@@ -8,7 +8,7 @@ import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**
- * A control view held in memory: for applications whose instances share one JVM, and for tests.
+ * A control view held in memory, for tests that hand the assignor leave requests directly.
  */
 public final class InMemoryControlView implements ControlView {
 
