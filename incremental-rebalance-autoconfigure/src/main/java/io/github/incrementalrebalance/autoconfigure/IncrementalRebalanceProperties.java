@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.config.TaskWeight;
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.RebalancingMode;
@@ -32,8 +33,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * own triggers.
  * @param progressInterval How often an instance with learners publishes their progress (lag, restore rate, ETA) on
  * the control topic, for the whole group's view: one small record per instance per interval, none without learners.
- * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'. Default: the pod
- * name (HOSTNAME), else the host name and process id.
+ * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'; a longer name (up
+ * to 253, a pod's has up to 63) is shortened to its first 21 characters and 8 hex digits of its SHA-256, and the
+ * endpoint and command line take either. Default: the pod name (HOSTNAME), else the host name and process id.
  * @param controlTopic Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'
  * (a StreamsBuilderFactoryBean of the application's own keeps '<application.id>-rebalance-control' or its own key).
  * Default: '<application.id>-rebalance-control'.
@@ -93,8 +95,13 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
 					"a duration of at least 1ms, or unset for the group's rebalance timeout");
 		}
-		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
-			throw invalid("instance-id", instanceId, "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+		if (instanceId != null) {
+			try {
+				MemberIdentity.instanceIdOf(instanceId);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("instance-id", instanceId, LearnerConfig.INSTANCE_ID_RULE);
+			}
 		}
 	}
 

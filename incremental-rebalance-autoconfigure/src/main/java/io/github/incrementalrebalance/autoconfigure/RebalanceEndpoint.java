@@ -20,6 +20,7 @@ import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.control.ProgressRecord;
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.LeaveOutcomeUnknownException;
 import io.github.incrementalrebalance.member.LeaveRefusedException;
@@ -96,10 +97,11 @@ public class RebalanceEndpoint {
 			@Nullable Boolean force, @Nullable String instanceId) {
 		Optional<Duration> bound;
 		Optional<Duration> waitFor;
+		String member;
 		try {
 			bound = duration("timeout", timeout);
 			waitFor = duration("wait", wait);
-			requireInstanceId(instanceId);
+			member = instanceIdOf(instanceId);
 		}
 		catch (IllegalArgumentException ex) {
 			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
@@ -107,9 +109,8 @@ public class RebalanceEndpoint {
 		boolean forced = Boolean.TRUE.equals(force);
 		boolean started = false;
 		try {
-			if (instanceId != null) {
-				started = forEachApplicationOf(instanceId,
-						(runtime) -> runtime.leaveOf(instanceId, bound, "endpoint", forced));
+			if (member != null) {
+				started = forEachApplicationOf(member, (runtime) -> runtime.leaveOf(member, bound, "endpoint", forced));
 			}
 			else {
 				for (MemberRuntime runtime : this.runtimes.all()) {
@@ -137,17 +138,18 @@ public class RebalanceEndpoint {
 	 */
 	@DeleteOperation
 	public LeaveResult cancel(@Selector Action action, @Nullable String instanceId) {
+		String member;
 		try {
-			requireInstanceId(instanceId);
+			member = instanceIdOf(instanceId);
 		}
 		catch (IllegalArgumentException ex) {
 			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
 		}
 		boolean cancelled = false;
 		try {
-			if (instanceId != null) {
+			if (member != null) {
 				for (MemberRuntime runtime : this.runtimes.all()) {
-					cancelled |= runtime.cancelLeaveOf(instanceId);
+					cancelled |= runtime.cancelLeaveOf(member);
 				}
 			}
 			else {
@@ -164,7 +166,7 @@ public class RebalanceEndpoint {
 		}
 		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null)
 				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
-						(instanceId != null) ? instanceId + " is not leaving" : "no member of this instance is leaving");
+						(member != null) ? member + " is not leaving" : "no member of this instance is leaving");
 	}
 
 	/**
@@ -192,11 +194,11 @@ public class RebalanceEndpoint {
 		return asked;
 	}
 
-	private static void requireInstanceId(@Nullable String instanceId) {
-		if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,30}")) {
-			throw new IllegalArgumentException("instanceId '" + instanceId + "' is not an instance id: use 1 to 30 "
-					+ "characters of A-Z, a-z, 0-9, '.', '_' and '-'");
-		}
+	/**
+	 * The instance id a request names: the id itself, or the longer name (a pod's) it was shortened from.
+	 */
+	private static @Nullable String instanceIdOf(@Nullable String name) {
+		return (name != null) ? MemberIdentity.instanceIdOf(name) : null;
 	}
 
 	private static LeaveResult refused(LeaveRefusedException ex) {

@@ -157,7 +157,7 @@ class RebalanceEndpointIntegrationTests {
 				.contains("unknown instance id 'gone-9'");
 			HttpResponse<String> malformed = post(a, "{\"instanceId\":\"b; rm\"}");
 			assertThat(malformed.statusCode()).isEqualTo(400);
-			assertThat(malformed.body()).contains("instanceId 'b; rm' is not an instance id");
+			assertThat(malformed.body()).contains("instance id 'b; rm' is invalid");
 			assertThat(delete(a, "b").statusCode()).as("cancel of a member that is not leaving").isEqualTo(409);
 
 			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-app-input")) {

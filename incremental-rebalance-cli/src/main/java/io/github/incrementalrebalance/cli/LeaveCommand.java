@@ -24,7 +24,9 @@ import picocli.CommandLine.Option;
 final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
-			description = "The instances to drain, comma-separated (as 'list' shows them).")
+			converter = InstanceIdConverter.class,
+			description = "The instances to drain, comma-separated (as 'list' shows them); a pod's name longer "
+					+ "than 30 characters stands for the id it was shortened to.")
 	List<String> instanceIds;
 
 	@Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingTopology;
@@ -43,8 +44,13 @@ class HostSwapIntegrationTests {
 	@TempDir
 	Path stateRoot;
 
+	/** A Deployment's pod name of Kubernetes' 63 characters: longer than a client tag takes. */
+	private static final String POD_NAME = "orders-enrichment-streams-processor-deployment-6f7b9c8d4f-x2k4q";
+
 	@Test
 	void commandLineDrainsBothOldInstancesAtOnce() {
+		assertThat(POD_NAME).hasSize(63);
+		String old2Id = MemberIdentity.instanceIdOf(POD_NAME);
 		String applicationId = "host-swap";
 		broker.createTopics(PARTITIONS, applicationId + "-input", applicationId + "-output");
 		GapMeter gapMeter = new GapMeter();
@@ -57,7 +63,7 @@ class HostSwapIntegrationTests {
 					.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L)
 					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())) {
 			StreamsInstance old1 = launcher.instance("old-1").memberRuntime().start();
-			StreamsInstance old2 = launcher.instance("old-2").memberRuntime().start();
+			StreamsInstance old2 = launcher.instance(POD_NAME).memberRuntime().start();
 			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(old1, old2)
 					&& StreamsInstance.activeTasksOf(old1, old2).size() == PARTITIONS);
 			producer.load(PARTITIONS, 20_000, 1);
@@ -70,17 +76,22 @@ class HostSwapIntegrationTests {
 
 			String list = run(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId);
-			assertThat(list).contains("old-1").contains("old-2").contains("new-1").contains("new-2");
+			assertThat(old2.runtime().identity().instanceId()).as("a pod name too long for a client tag is shortened")
+				.isEqualTo(old2Id)
+				.hasSize(30)
+				.startsWith(POD_NAME.substring(0, 21));
+			assertThat(list).contains("old-1").contains(old2Id).contains("new-1").contains("new-2");
 			run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", applicationId,
 					"--instance-id", "gone-9");
 			String everyone = run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
-					applicationId, "--instance-id", "old-1,old-2,new-1,new-2");
+					applicationId, "--instance-id", "old-1," + POD_NAME + ",new-1,new-2");
 			assertThat(everyone).contains("no member of host-swap would stay in the group").contains("--force");
 			assertThat(old1.runtime().state()).as("nothing written").isEqualTo(MemberState.STABLE);
 			Set<TaskId> ofOld = StreamsInstance.activeTasksOf(old1, old2);
 			String leave = run(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
-					applicationId, "--instance-id", "old-1,old-2", "--timeout", "2m");
-			assertThat(leave).contains("old-1: leaving").contains("old-2: leaving");
+					applicationId, "--instance-id", "old-1," + POD_NAME, "--timeout", "2m");
+			assertThat(leave).as("the pod's full name stands for its id").contains("old-1: leaving")
+				.contains(old2Id + ": leaving");
 
 			await("both old instances drained and closed").atMost(Duration.ofMinutes(2))
 				.until(() -> old1.runtime().state() == MemberState.CLOSED
@@ -102,7 +113,7 @@ class HostSwapIntegrationTests {
 					applicationId);
 			assertThat(after.substring(after.indexOf("left:"))).as("the operator sees how each leave ended")
 				.containsPattern("old-1 .* drained \\(learners-ready\\)")
-				.containsPattern("old-2 .* drained \\(learners-ready\\)");
+				.containsPattern(old2Id + " .* drained \\(learners-ready\\)");
 			producer.stopMarkers();
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), applicationId + "-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));

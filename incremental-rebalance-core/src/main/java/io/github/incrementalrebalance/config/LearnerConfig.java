@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.RackAwarePlacementPolicy;
@@ -101,12 +102,21 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String LEAVE_UNANSWERED_CONFIG = "incremental.rebalance.leave.unanswered";
 
+	/** What an instance id may be, in words. */
+	public static final String INSTANCE_ID_RULE = "1 to 253 characters of A-Z, a-z, 0-9, '.', '_' and '-' (one longer than "
+			+ MemberIdentity.MAX_INSTANCE_ID + " is shortened to its first 21 characters and 8 hex digits of its hash)";
+
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
-			if (value != null && !((String) value).matches("[A-Za-z0-9._-]{1,30}")) {
-				throw new ConfigException(name, value, "use 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+			try {
+				if (value != null) {
+					MemberIdentity.instanceIdOf((String) value);
+				}
 			}
-		}, () -> "1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'"), Importance.MEDIUM,
+			catch (IllegalArgumentException ex) {
+				throw new ConfigException(name, value, ex.getMessage());
+			}
+		}, () -> INSTANCE_ID_RULE), Importance.MEDIUM,
 				"This instance's id: the pod name in Kubernetes by default, else <host>-<pid>.")
 		.define(CONTROL_TOPIC_CONFIG, Type.STRING, null, Importance.LOW,
 				"The control topic; <application.id>-rebalance-control by default.")

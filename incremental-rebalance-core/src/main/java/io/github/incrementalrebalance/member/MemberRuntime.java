@@ -72,7 +72,7 @@ public final class MemberRuntime implements AutoCloseable {
 		this.changelogSizes = ChangelogSizeReader.of(this.context);
 		this.controlTopicLife = new ControlTopicLifecycle(this.context);
 		this.leaveGate = new LeaveGate(this.context, this.controlTopicLife::problem);
-		String instanceId = config.instanceId().orElseGet(MemberIdentity::defaultInstanceId);
+		String instanceId = MemberIdentity.instanceIdFor(config.instanceId());
 		this.starts = new MemberStarts(this.context,
 				MemberIdentity.newIncarnation(instanceId, config.rebalancingMode(), clock.instant()),
 				new StreamsWiring(config, this.context.reader(), this.assignorStatus, this.changelogSizes),
