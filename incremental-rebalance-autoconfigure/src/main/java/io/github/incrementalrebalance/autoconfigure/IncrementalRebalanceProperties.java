@@ -62,6 +62,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param leaveUnanswered What a leave does once its acknowledgement timeout passed unanswered: 'wait' (keep asking
  * until answered, cancelled or past its own timeout: a slow group never turns a leave into a cold move) or 'leave'
  * (leave the group without learners).
+ * @param drainStallTimeout How long the learners of a drain may not come closer to ready before the drain is
+ * reported stalled, with the tasks and their lag (a WARN, health's 'drainStalled', the endpoint member's 'stalled', the
+ * 'kafka.streams.rebalance.drain.stalled' gauge); the drain goes on.
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
@@ -70,7 +73,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration leaveAcknowledgementTimeout,
-		@Nullable LeaveUnanswered leaveUnanswered) {
+		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -90,6 +93,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
 			throw invalid("placement-policy", placementPolicy.getName(),
 					"a class implementing " + PlacementPolicy.class.getName());
+		}
+		if (drainStallTimeout != null && drainStallTimeout.toMillis() < 1) {
+			throw invalid("drain-stall-timeout", drainStallTimeout, "a duration of at least 1ms");
 		}
 		if (leaveAcknowledgementTimeout != null && leaveAcknowledgementTimeout.toMillis() < 1) {
 			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
@@ -153,6 +159,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.leaveAcknowledgementTimeout != null) {
 			keys.put(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, this.leaveAcknowledgementTimeout.toMillis());
+		}
+		if (this.drainStallTimeout != null) {
+			keys.put(LearnerConfig.DRAIN_STALL_TIMEOUT_MS_CONFIG, this.drainStallTimeout.toMillis());
 		}
 		if (this.leaveUnanswered != null) {
 			keys.put(LearnerConfig.LEAVE_UNANSWERED_CONFIG, this.leaveUnanswered.name().toLowerCase(Locale.ROOT));

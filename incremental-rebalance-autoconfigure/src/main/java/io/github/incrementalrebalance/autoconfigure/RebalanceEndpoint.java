@@ -243,9 +243,9 @@ public class RebalanceEndpoint {
 		Map<TaskRole, Long> counts = new EnumMap<>(TaskRole.class);
 		runtime.tasks().forEach((task) -> counts.merge(task.role(), 1L, Long::sum));
 		return new Member(runtime.applicationId(), runtime.identity().instanceId(), runtime.identity().incarnation(),
-				runtime.identity().mode().name().toLowerCase(), runtime.state(), runtime.deadline().orElse(null),
-				runtime.leaveWaiting().orElse(null), runtime.drainOutcome().map(LeaveOutcome::of).orElse(null), counts,
-				runtime.hasDuplicateInstanceId());
+				runtime.identity().mode().name().toLowerCase(Locale.ROOT), runtime.state(),
+				runtime.deadline().orElse(null), runtime.leaveWaiting().orElse(null), runtime.drainStalled().orElse(null),
+				runtime.drainOutcome().map(LeaveOutcome::of).orElse(null), counts, runtime.hasDuplicateInstanceId());
 	}
 
 	private static Group group(MemberRuntime runtime) {
@@ -305,12 +305,13 @@ public class RebalanceEndpoint {
 	 * @param state where it is in leaving
 	 * @param deadline when it leaves even if its learners are not ready, on this instance's clock
 	 * @param waiting why its leave waits for the group longer than its acknowledgement timeout (it keeps asking)
+	 * @param stalled why its drain gets nowhere: its learners have not come closer to ready for the stall timeout
 	 * @param outcome how its leave ended, once it left
 	 * @param tasks its tasks per role
 	 * @param duplicateInstanceId whether another live member has its id
 	 */
 	public record Member(String applicationId, String instanceId, String incarnation, String mode, MemberState state,
-			@Nullable Instant deadline, @Nullable String waiting, @Nullable LeaveOutcome outcome,
+			@Nullable Instant deadline, @Nullable String waiting, @Nullable String stalled, @Nullable LeaveOutcome outcome,
 			Map<TaskRole, Long> tasks, boolean duplicateInstanceId) {
 	}
 

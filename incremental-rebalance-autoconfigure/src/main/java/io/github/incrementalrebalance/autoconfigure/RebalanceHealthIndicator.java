@@ -54,6 +54,7 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 				.ifPresent((problem) -> details.put("taskWeight", "count, not state-size: " + problem));
 			runtime.deadline().ifPresent((deadline) -> details.put("deadline", deadline));
 			runtime.leaveWaiting().ifPresent((why) -> details.put("leaveWaiting", why));
+			runtime.drainStalled().ifPresent((why) -> details.put("drainStalled", why));
 			runtime.drainOutcome().ifPresent((outcome) -> {
 				details.put("outcome", outcome.kind().word());
 				details.put("outcomeReason", outcome.reason().word());

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -39,7 +40,7 @@ public class RebalanceMetrics implements MeterBinder {
 				Gauge.builder("kafka.streams.rebalance.tasks", runtime,
 						(member) -> member.tasks().stream().filter((task) -> task.role() == role).count())
 					.description("Tasks of this instance by state")
-					.tags(tags.and("state", role.name().toLowerCase()))
+					.tags(tags.and("state", role.name().toLowerCase(Locale.ROOT)))
 					.register(registry);
 			}
 			Gauge.builder("kafka.streams.rebalance.learner.lag.max", runtime,
@@ -67,6 +68,12 @@ public class RebalanceMetrics implements MeterBinder {
 				.description("While this instance leaves: seconds until its slowest learner is ready (or its deadline, "
 						+ "if sooner), from the group's progress records; NaN when not leaving or not known yet")
 				.baseUnit("seconds")
+				.tags(tags)
+				.register(registry);
+			Gauge.builder("kafka.streams.rebalance.drain.stalled", runtime,
+					(member) -> member.drainStalled().isPresent() ? 1 : 0)
+				.description("1 while this instance's drain gets nowhere: its learners have not come closer to ready "
+						+ "for the drain stall timeout (health's drainStalled says which and why); 0 otherwise")
 				.tags(tags)
 				.register(registry);
 			runtime.addStateListener(new DrainTimer(registry, tags, runtime));

@@ -34,7 +34,8 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.control-topic-create", "incremental-rebalance.leave-on-close",
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown",
 				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight",
-				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered");
+				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
+				"incremental-rebalance.drain-stall-timeout");
 		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();
@@ -47,6 +48,7 @@ class ConfigurationMetadataTests {
 		assertThat(properties.get("incremental-rebalance.on-drained").get("defaultValue").asText()).isEqualTo("shutdown");
 		assertThat(properties.get("incremental-rebalance.drain-on-shutdown").get("defaultValue").asBoolean()).isFalse();
 		assertThat(properties.get("incremental-rebalance.leave-unanswered").get("defaultValue").asText()).isEqualTo("wait");
+		assertThat(properties.get("incremental-rebalance.drain-stall-timeout").get("defaultValue").asText()).isEqualTo("5m");
 	}
 
 }

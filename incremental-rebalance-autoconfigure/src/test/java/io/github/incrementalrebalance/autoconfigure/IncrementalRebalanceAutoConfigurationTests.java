@@ -252,10 +252,11 @@ class IncrementalRebalanceAutoConfigurationTests {
 	void leaveBoundsBecomeTheirKafkaStyleKeys() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.leave-acknowledgement-timeout=2m",
-					"incremental-rebalance.leave-unanswered=leave")
+					"incremental-rebalance.leave-unanswered=leave", "incremental-rebalance.drain-stall-timeout=90s")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("incremental.rebalance.leave.acknowledgement.timeout.ms", 120_000L)
-				.containsEntry("incremental.rebalance.leave.unanswered", "leave"));
+				.containsEntry("incremental.rebalance.leave.unanswered", "leave")
+				.containsEntry("incremental.rebalance.drain.stall.timeout.ms", 90_000L));
 	}
 
 	@Test

@@ -102,6 +102,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String LEAVE_UNANSWERED_CONFIG = "incremental.rebalance.leave.unanswered";
 
+	/**
+	 * How long the learners of a drain may not come closer to ready before the drain is reported stalled (WARN,
+	 * health, the endpoint, a meter); it goes on.
+	 */
+	public static final String DRAIN_STALL_TIMEOUT_MS_CONFIG = "incremental.rebalance.drain.stall.timeout.ms";
+
 	/** What an instance id may be, in words. */
 	public static final String INSTANCE_ID_RULE = "1 to 253 characters of A-Z, a-z, 0-9, '.', '_' and '-' (one longer than "
 			+ MemberIdentity.MAX_INSTANCE_ID + " is shortened to its first 21 characters and 8 hex digits of its hash)";
@@ -165,6 +171,9 @@ public final class LearnerConfig extends AbstractConfig {
 				"true: a member that starts a rebalance for a hand-over (it leaves, its learners are ready, it left) "
 						+ "asks the others over the control topic to rejoin at once, so that a round costs no heartbeat "
 						+ "interval; false: the others rejoin at their next heartbeat.")
+		.define(DRAIN_STALL_TIMEOUT_MS_CONFIG, Type.LONG, Duration.ofMinutes(5).toMillis(), ConfigDef.Range.atLeast(1),
+				Importance.LOW, "How long the learners of a drain may not come closer to ready before the drain is "
+						+ "reported stalled (WARN, health, the endpoint, a meter); the drain goes on.")
 		.define(PROGRESS_INTERVAL_MS_CONFIG, Type.LONG, 2_000L, ConfigDef.Range.atLeast(100), Importance.LOW,
 				"How often a member with learners publishes their progress (lag, restore rate, ETA) on the control "
 						+ "topic: one small record per member per interval, none without learners.")
@@ -339,6 +348,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public Duration leaveRecordRetention() {
 		return Duration.ofMillis(getLong(LEAVE_RECORD_RETENTION_MS_CONFIG));
+	}
+
+	public Duration drainStallTimeout() {
+		return Duration.ofMillis(getLong(DRAIN_STALL_TIMEOUT_MS_CONFIG));
 	}
 
 	public Duration progressInterval() {

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.control;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -27,5 +28,11 @@ public interface ControlState {
 	 * @return the epoch, if a leader published a plan
 	 */
 	Optional<PlanEpoch> planEpoch();
+
+	/**
+	 * The learners' progress records of the members of the current plan.
+	 * @return the records
+	 */
+	List<ProgressRecord> progress();
 
 }

@@ -181,6 +181,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * (it crashed before deleting it) is left out.
 	 * @return the records, by instance id (then incarnation)
 	 */
+	@Override
 	public List<ProgressRecord> progress() {
 		return this.view.progress();
 	}

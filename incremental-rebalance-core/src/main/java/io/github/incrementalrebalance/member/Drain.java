@@ -69,6 +69,11 @@ final class Drain {
 
 	private volatile LeaveAcknowledgement acknowledgement;
 
+	private DrainStallWatch stallWatch;
+
+	/** Why the current drain gets nowhere, while it does. */
+	private volatile Optional<String> stalled = Optional.empty();
+
 	private boolean recordSeen;
 
 	private boolean rewriting;
@@ -170,6 +175,8 @@ final class Drain {
 		this.recordSeen = false;
 		this.acknowledgement = new LeaveAcknowledgement(request.leaveId(), this.identity.instanceId(), now,
 				this.trigger.observedGeneration(), this.bounds);
+		this.stallWatch = new DrainStallWatch(this.bounds.stall(), now);
+		this.stalled = Optional.empty();
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
@@ -246,6 +253,7 @@ final class Drain {
 						? this.statefulTasks.getAsInt() : plan.get().beingLearned().size()));
 				return;
 			}
+			followProgress(now, plan.get());
 		}
 		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
 			finish(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED,
@@ -254,6 +262,31 @@ final class Drain {
 		}
 		this.acknowledgement.check(now, this.trigger, this.reader)
 			.ifPresent((reason) -> finish(DrainOutcome.of(reason, this.statefulTasks.getAsInt())));
+	}
+
+	/**
+	 * Say when the drain gets nowhere, and when it moves again.
+	 */
+	private void followProgress(Instant now, MemberPlan plan) {
+		Optional<String> stall = this.stallWatch.observe(now,
+				DrainStallWatch.notReady(plan.beingLearned(), this.reader.progress()));
+		if (stall.isPresent() && this.stalled.isEmpty()) {
+			logger.warn("The drain of {} (leave {}) is stalled: {}", this.identity.instanceId(),
+					this.leave.leaveId(), stall.get());
+		}
+		else if (stall.isEmpty() && this.stalled.isPresent()) {
+			logger.info("The drain of {} (leave {}) moves again", this.identity.instanceId(), this.leave.leaveId());
+		}
+		this.stalled = stall;
+	}
+
+	/**
+	 * Why the current drain gets nowhere, while it does: its learners that are not ready have not come closer for the
+	 * stall bound. It goes on.
+	 * @return the reason, empty while it progresses or there is no drain
+	 */
+	Optional<String> stalled() {
+		return (this.state == MemberState.LEAVING) ? this.stalled : Optional.empty();
 	}
 
 	/**

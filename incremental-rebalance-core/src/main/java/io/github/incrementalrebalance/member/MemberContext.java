@@ -47,7 +47,7 @@ record MemberContext(Map<String, Object> streamsConfig, LearnerConfig config, St
 
 	LeaveBounds leaveBounds() {
 		return new LeaveBounds(this.config.leaveAcknowledgementTimeout(LearnerConfig.rebalanceTimeout(this.streamsConfig)),
-				this.config.leaveUnanswered());
+				this.config.leaveUnanswered(), this.config.drainStallTimeout());
 	}
 
 }

@@ -111,10 +111,7 @@ public final class MemberRuntime implements AutoCloseable {
 		return this.assignorStatus;
 	}
 
-	/**
-	 * The trigger of this member's main consumers.
-	 * @return the trigger, once the client supplier exists
-	 */
+	/** @return the trigger of this member's main consumers, once the client supplier exists */
 	public Optional<RebalanceTrigger> rebalanceTrigger() {
 		return Optional.ofNullable(this.starts.wiring().clientsOrNull()).map(MemberClientSupplier::rebalanceTrigger);
 	}
@@ -175,9 +172,15 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * The scale-down timeout configured for this member ({@code scale.down.timeout.ms}).
-	 * @return the timeout, empty when unset (a leave then waits for its learners as long as they take)
+	 * @return why this member's drain gets nowhere, while it does (its learners have not come closer to ready for
+	 * {@code incremental.rebalance.drain.stall.timeout.ms}); it goes on
 	 */
+	public Optional<String> drainStalled() {
+		MemberStart current = this.starts.attached();
+		return (current != null) ? current.drain().stalled() : Optional.empty();
+	}
+
+	/** @return {@code scale.down.timeout.ms}, empty when unset (a leave then waits for its learners) */
 	public Optional<Duration> scaleDownTimeout() {
 		return this.context.config().scaleDownTimeout();
 	}
@@ -202,11 +205,9 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Start watching the member; call before {@code KafkaStreams.start()}. The control topic is made sure of (created
-	 * when missing) and read in the background, retried with back-off while the cluster cannot be reached, so that an
-	 * application starts as plain Kafka Streams does, without a reachable broker; {@link #controlTopicProblem()} says
-	 * why it is not read meanwhile. This waits up to {@link #START_WAIT} for the topic to be read to its end, so that
-	 * the first assignment knows the leave requests when the cluster is there.
+	 * Start watching the member; call before {@code KafkaStreams.start()}. The control topic is opened in the background
+	 * ({@link ControlTopicLifecycle}); this waits up to {@link #START_WAIT} for it to be read to its end, so that the
+	 * first assignment knows the leave requests when the cluster is there.
 	 */
 	public void start() {
 		startChecks();
@@ -294,10 +295,7 @@ public final class MemberRuntime implements AutoCloseable {
 		return this.leaveGate.cancel(this.starts.attached());
 	}
 
-	/**
-	 * The application id of this member's Kafka Streams.
-	 * @return the application id
-	 */
+	/** @return the application id of this member's Kafka Streams */
 	public String applicationId() {
 		return this.context.applicationId();
 	}

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.planner;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -70,7 +71,7 @@ public record Plan(SortedMap<ProcessId, MemberPlan> members, List<Move> moves, L
 		String leaving = this.members.values().stream()
 			.filter(MemberPlan::leaving)
 			.map((member) -> member.instanceId()
-					+ member.handOver().map((reason) -> " hand-over (" + reason.name().toLowerCase().replace('_', ' ')
+					+ member.handOver().map((reason) -> " hand-over (" + reason.name().toLowerCase(Locale.ROOT).replace('_', ' ')
 							+ ")").orElse(" draining " + member.active().size() + " task(s)"))
 			.collect(Collectors.joining(", "));
 		if (!leaving.isEmpty()) {

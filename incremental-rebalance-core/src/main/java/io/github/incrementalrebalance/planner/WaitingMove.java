@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.planner;
 
+import java.util.Locale;
 import java.util.Objects;
 
 import org.apache.kafka.streams.processor.TaskId;
@@ -23,7 +24,7 @@ public record WaitingMove(TaskId task, String from, String to, WaitReason reason
 
 	@Override
 	public String toString() {
-		return this.task + " " + this.from + "->" + this.to + " (" + this.reason.name().toLowerCase().replace('_', ' ')
+		return this.task + " " + this.from + "->" + this.to + " (" + this.reason.name().toLowerCase(Locale.ROOT).replace('_', ' ')
 				+ ")";
 	}
 

@@ -24,6 +24,8 @@ import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.control.ProgressRecord;
+import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
@@ -39,6 +41,8 @@ import static org.awaitility.Awaitility.await;
  * The leave state machine against an in-memory control topic and a clock the test moves.
  */
 class DrainTests {
+
+	private static final Duration STALL = Duration.ofMinutes(1);
 
 	private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
 
@@ -61,7 +65,7 @@ class DrainTests {
 	private volatile CountDownLatch closeMayFinish = new CountDownLatch(0);
 
 	/** Kafka Streams closing: the main consumer leaves the group first, then the rest closes (when the test lets it). */
-	private final Drain drain = drain(new LeaveBounds(Duration.ofSeconds(10), false));
+	private final Drain drain = drain(new LeaveBounds(Duration.ofSeconds(10), false, STALL));
 
 	/**
 	 * A drain of this member with its own bounds (the field has the default: wait, here 10 s for an answer).
@@ -253,7 +257,7 @@ class DrainTests {
 
 	@Test
 	void withLeaveUnansweredARebalanceWithoutAPlanEndsTheLeaveWithoutLearnersAndSaysSo() {
-		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(2), true));
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(2), true, STALL));
 		leaving.addStateListener(this.states::add);
 		this.control.epoch(1);
 		this.trigger.generationCompleted(4);
@@ -275,7 +279,7 @@ class DrainTests {
 
 	@Test
 	void withLeaveUnansweredALeaveNobodyAcknowledgesEndsUnansweredOnTheMembersClock() {
-		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(10), true));
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(10), true, STALL));
 		leaving.leave(Optional.empty(), "test", true);
 		for (int second = 1; second <= 10; second++) {
 			this.clock.advance(Duration.ofSeconds(1));
@@ -346,6 +350,36 @@ class DrainTests {
 	}
 
 	@Test
+	void drainWhoseLearnerComesNoCloserSaysItIsStalledGoesOnAndSaysWhenItMovesAgain() {
+		try (LogCapture log = LogCapture.of(Drain.class)) {
+			this.drain.leave(Optional.empty(), "test", true);
+			this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+			this.control.progress.add(learnerOf("0_1", 40_000));
+			this.drain.check();
+			this.clock.advance(STALL);
+			this.control.progress.set(0, learnerOf("0_1", 41_000));
+			this.drain.check();
+
+			assertThat(this.drain.stalled()).hasValueSatisfying((why) -> assertThat(why)
+				.startsWith("no learner of [0_1] came closer to ready for PT1M (lag 40000)"));
+			assertThat(this.drain.state()).as("a stall is no reason for a cold move").isEqualTo(MemberState.LEAVING);
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.startsWith("The drain of b (leave " + leaveId() + ") is stalled: no learner of [0_1]");
+
+			this.clock.advance(Duration.ofSeconds(1));
+			this.control.progress.set(0, learnerOf("0_1", 39_000));
+			this.drain.check();
+			assertThat(this.drain.stalled()).isEmpty();
+			assertThat(log.messages(Level.INFO)).anySatisfy((info) -> assertThat(info).endsWith("moves again"));
+		}
+	}
+
+	private ProgressRecord learnerOf(String task, long lag) {
+		return new ProgressRecord("a", "a1", this.clock.instant(),
+				List.of(new LearnerProgress(task, lag, 0, false, Optional.empty())));
+	}
+
+	@Test
 	void leaveWhoseRequestGetsNoAnswerSaysItsOutcomeIsUnknownAndStartsIfTheRecordLands() {
 		this.control.held = new CompletableFuture<>();
 		this.control.wait = Duration.ofMillis(200);
@@ -404,6 +438,8 @@ class DrainTests {
 
 		volatile PlanEpoch epoch;
 
+		final List<ProgressRecord> progress = new CopyOnWriteArrayList<>();
+
 		volatile boolean failWrites;
 
 		volatile Duration wait = Duration.ofSeconds(5);
@@ -447,6 +483,11 @@ class DrainTests {
 		@Override
 		public Optional<PlanEpoch> planEpoch() {
 			return Optional.ofNullable(this.epoch);
+		}
+
+		@Override
+		public List<ProgressRecord> progress() {
+			return List.copyOf(this.progress);
 		}
 
 		@Override

@@ -38,6 +38,17 @@ public final class RestoreThrottle {
 	}
 
 	/**
+	 * Hold restores to a rate from now on.
+	 * @param recordsPerSecond the rate, at least 1
+	 */
+	public void set(long recordsPerSecond) {
+		if (recordsPerSecond < 1) {
+			throw new IllegalArgumentException("recordsPerSecond must be at least 1, was " + recordsPerSecond);
+		}
+		this.recordsPerSecond = recordsPerSecond;
+	}
+
+	/**
 	 * Let restores run at full speed from now on, ending any pause in progress.
 	 */
 	public void release() {
