@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
@@ -317,6 +318,14 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public Optional<String> instanceId() {
 		return Optional.ofNullable(getString(INSTANCE_ID_CONFIG));
+	}
+
+	/**
+	 * The keys this library reads from a Kafka Streams config.
+	 * @return the names
+	 */
+	public static Set<String> configNames() {
+		return CONFIG.names();
 	}
 
 	/**

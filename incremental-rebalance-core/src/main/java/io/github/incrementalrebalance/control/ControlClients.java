@@ -2,9 +2,11 @@ package io.github.incrementalrebalance.control;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -13,11 +15,16 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Makes the library's own clients (the control topic's, and the leader's reader of changelog sizes) from the Kafka
- * Streams config: the settings every client shares (bootstrap, security, SASL, SSL, DNS lookup) are taken as they
- * are, so they reach the cluster the same way Kafka Streams does.
+ * Streams config, the way Kafka Streams configures its own clients, so that they reach the cluster as Kafka Streams
+ * does: every setting the client knows ({@code bootstrap.servers}, security, SASL, SSL, timeouts); every key no Kafka
+ * client or Kafka Streams knows, objects included (what a pluggable class such as an SSL engine factory reads: Spring
+ * Boot's SSL bundle); then the client's prefix ({@code admin.}, {@code consumer.}, {@code producer.}) over those; and
+ * the control topic's own settings last. Kafka Streams' and this library's own keys, and the other prefixes, go to
+ * none.
  */
 public final class ControlClients {
 
@@ -30,48 +37,101 @@ public final class ControlClients {
 	/** How long the producer keeps trying a record before it gives up on it. */
 	static final Duration WRITE_DELIVERY = Duration.ofSeconds(30);
 
-	private final Map<String, Object> connection = new HashMap<>();
+	/** Settings of Kafka Streams' other clients: none of them is meant for a client of the control topic. */
+	private static final List<String> OTHER_PREFIXES = List.of(StreamsConfig.MAIN_CONSUMER_PREFIX,
+			StreamsConfig.RESTORE_CONSUMER_PREFIX, StreamsConfig.GLOBAL_CONSUMER_PREFIX, StreamsConfig.TOPIC_PREFIX,
+			StreamsConfig.CLIENT_TAG_PREFIX, StreamsConfig.CONSUMER_PREFIX, StreamsConfig.PRODUCER_PREFIX,
+			StreamsConfig.ADMIN_CLIENT_PREFIX);
+
+	/** The prefix of this library's keys, and of the objects it hands the assignor in the Streams config. */
+	private static final String LIBRARY_PREFIX = "incremental.rebalance.";
+
+	private final Map<String, ?> streamsConfig;
 
 	private final String clientIdPrefix;
 
 	public ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
-		Set<String> admin = AdminClientConfig.configNames();
-		Set<String> consumer = ConsumerConfig.configNames();
-		Set<String> producer = ProducerConfig.configNames();
-		streamsConfig.forEach((key, value) -> {
-			if (value != null && admin.contains(key) && consumer.contains(key) && producer.contains(key)
-					&& !key.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
-				this.connection.put(key, value);
-			}
-		});
-		if (!this.connection.containsKey(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+		if (streamsConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
 			throw new IllegalArgumentException("bootstrap.servers is missing from the Kafka Streams config");
 		}
+		this.streamsConfig = Map.copyOf(withoutNulls(streamsConfig));
 		this.clientIdPrefix = clientIdPrefix;
 	}
 
+	private static Map<String, Object> withoutNulls(Map<String, ?> config) {
+		Map<String, Object> copy = new HashMap<>();
+		config.forEach((key, value) -> {
+			if (value != null) {
+				copy.put(key, value);
+			}
+		});
+		return copy;
+	}
+
+	/**
+	 * The config of one client, before the control topic's own settings.
+	 * @param known the names the client knows
+	 * @param prefix the Kafka Streams prefix of this kind of client
+	 * @return the config
+	 */
+	Map<String, Object> configOf(Set<String> known, String prefix) {
+		Set<String> streams = StreamsConfig.configDef().names();
+		Set<String> library = LearnerConfig.configNames();
+		Map<String, Object> config = new HashMap<>();
+		this.streamsConfig.forEach((key, value) -> {
+			boolean custom = !streams.contains(key) && !library.contains(key) && !key.startsWith(LIBRARY_PREFIX)
+					&& !AdminClientConfig.configNames().contains(key) && !ConsumerConfig.configNames().contains(key)
+					&& !ProducerConfig.configNames().contains(key) && OTHER_PREFIXES.stream().noneMatch(key::startsWith);
+			if (custom || known.contains(key)) {
+				config.put(key, value);
+			}
+		});
+		this.streamsConfig.forEach((key, value) -> {
+			if (key.startsWith(prefix)) {
+				config.put(key.substring(prefix.length()), value);
+			}
+		});
+		config.remove(AdminClientConfig.CLIENT_ID_CONFIG);
+		return config;
+	}
+
 	public Admin admin() {
-		Map<String, Object> config = new HashMap<>(this.connection);
+		return Admin.create(adminConfig());
+	}
+
+	Map<String, Object> adminConfig() {
+		Map<String, Object> config = configOf(AdminClientConfig.configNames(), StreamsConfig.ADMIN_CLIENT_PREFIX);
 		config.put(AdminClientConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-admin");
-		return Admin.create(config);
+		return config;
 	}
 
 	KafkaConsumer<byte[], byte[]> consumer() {
-		Map<String, Object> config = new HashMap<>(this.connection);
+		return new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+	}
+
+	Map<String, Object> consumerConfig() {
+		Map<String, Object> config = configOf(ConsumerConfig.configNames(), StreamsConfig.CONSUMER_PREFIX);
 		config.put(ConsumerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-reader");
 		config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
 		config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+		config.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+		config.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
 		// the control topic is created compacted, on purpose: a reader must not bring back a deleted one with the
 		// broker's defaults
 		config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
 		// the reader always says where to read; records gone from where it would resume make it start over, never
 		// skip silently to wherever a reset would put it
 		config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-		return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+		return config;
 	}
 
 	KafkaProducer<byte[], byte[]> producer() {
-		Map<String, Object> config = new HashMap<>(this.connection);
+		return new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+	}
+
+	Map<String, Object> producerConfig() {
+		Map<String, Object> config = configOf(ProducerConfig.configNames(), StreamsConfig.PRODUCER_PREFIX);
+		config.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
 		config.put(ProducerConfig.CLIENT_ID_CONFIG, this.clientIdPrefix + "-writer");
 		config.put(ProducerConfig.ACKS_CONFIG, "all");
 		config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -79,7 +139,7 @@ public final class ControlClients {
 		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
 		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) WRITE_DELIVERY.toMillis());
 		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
-		return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+		return config;
 	}
 
 }
