@@ -24,6 +24,9 @@ import org.springframework.context.SmartLifecycle;
  * ({@code incremental-rebalance.scale-down-timeout} or the Kafka key {@code scale.down.timeout.ms}; 15 s when unset)
  * and that phase timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose
  * learners are not ready by then leaves anyway, and says so ({@code forced}).
+ * <p>
+ * A static member ({@code group.instance.id}: a StatefulSet's pod) is not drained: its shutdown is a restart that gets
+ * its tasks back, with its state, without a rebalance. Leaving for good is asked first, then the pod is stopped.
  */
 public final class DrainOnShutdown implements SmartLifecycle {
 
@@ -96,6 +99,13 @@ public final class DrainOnShutdown implements SmartLifecycle {
 		Duration longest = Duration.ZERO;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			if (runtime.state() != MemberState.STABLE) {
+				continue;
+			}
+			Optional<String> staticId = runtime.groupInstanceId();
+			if (staticId.isPresent()) {
+				logger.info("{} is a static member (group.instance.id {}): a shutdown keeps its tasks for its restart, "
+						+ "without a drain or a rebalance; to remove it for good, drain it first (the endpoint's or the "
+						+ "command line's leave), then stop it", runtime.identity().instanceId(), staticId.get());
 				continue;
 			}
 			Duration bound = bound(runtime);

@@ -67,6 +67,43 @@ class DrainOnShutdownIntegrationTests {
 	}
 
 	@Test
+	void aStaticMembersShutdownIsARestartThatKeepsItsTasksWithoutADrain() {
+		broker.createTopics(PARTITIONS, "static-app-input", "static-app-output");
+		String[] staticB = { "incremental-rebalance.drain-on-shutdown=true", "incremental-rebalance.scale-down-timeout=30s",
+				"spring.kafka.streams.properties.group.instance.id=static-b",
+				"spring.kafka.streams.properties.consumer.session.timeout.ms=30000" };
+		try (ConfigurableApplicationContext a = CountingBootApplication.start(broker, "static-app", "a", this.stateRoot,
+				null, false)) {
+			ConfigurableApplicationContext b = CountingBootApplication.start(broker, "static-app", "b", this.stateRoot,
+					null, false, staticB);
+			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
+				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
+						&& activeTasks(a).size() + activeTasks(b).size() == PARTITIONS);
+			Set<TaskId> ofB = activeTasks(b);
+			MemberRuntime stopping = b.getBean(MemberRuntimes.class).all().get(0);
+			List<MemberState> states = new CopyOnWriteArrayList<>();
+			stopping.addStateListener(states::add);
+
+			b.close();
+
+			assertThat(states).as("no drain").doesNotContain(MemberState.LEAVING);
+			assertThat(stopping.drainOutcome()).isEmpty();
+			assertThat(a.getBean(MemberRuntimes.class).all().get(0).controlView().leaveRecord("b"))
+				.as("no leave was asked").isEmpty();
+			assertThat(broker.groupMembers("static-app")).as("the static member stays in the group for its restart")
+				.anySatisfy((member) -> assertThat(member.groupInstanceId()).hasValueSatisfying(
+						(id) -> assertThat(id).startsWith("static-b")));
+
+			try (ConfigurableApplicationContext restarted = CountingBootApplication.start(broker, "static-app", "b",
+					this.stateRoot, null, false, staticB)) {
+				await("b runs its own tasks again").atMost(Duration.ofMinutes(1))
+					.until(() -> running(restarted) && activeTasks(restarted).equals(ofB));
+				assertThat(activeTasks(a)).as("a never took b's tasks").doesNotContainAnyElementsOf(ofB);
+			}
+		}
+	}
+
+	@Test
 	void shutdownWhoseLearnersCannotFinishReturnsWithinTheShutdownPhaseAndSaysTheLeaveWasForced() {
 		broker.createTopics(PARTITIONS, "bounded-app-input", "bounded-app-output");
 		RestoreThrottle slow = RestoreThrottle.of(50);

@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
@@ -258,6 +260,21 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static Duration heartbeatInterval(Map<?, ?> streamsConfig) {
 		return Duration.ofMillis(mainConsumerSetting(streamsConfig, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+	}
+
+	/**
+	 * The main consumer's {@code group.instance.id}: set, the member is static, and a restart within the session
+	 * timeout gets its tasks back without a rebalance.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the id, empty for a dynamic member
+	 */
+	public static Optional<String> groupInstanceId(Map<?, ?> streamsConfig) {
+		String key = ConsumerConfig.GROUP_INSTANCE_ID_CONFIG;
+		return Stream.of(StreamsConfig.mainConsumerPrefix(key), StreamsConfig.consumerPrefix(key), key)
+			.map(streamsConfig::get)
+			.filter(Objects::nonNull)
+			.map(String::valueOf)
+			.findFirst();
 	}
 
 	/**

@@ -185,6 +185,11 @@ public final class MemberRuntime implements AutoCloseable {
 		return this.context.config().scaleDownTimeout();
 	}
 
+	/** @return the main consumer's {@code group.instance.id}, empty for a dynamic member */
+	public Optional<String> groupInstanceId() {
+		return LearnerConfig.groupInstanceId(this.context.streamsConfig());
+	}
+
 	/**
 	 * @param kafkaStreams a Kafka Streams instance
 	 * @return whether it is the one this runtime is attached to
@@ -228,10 +233,8 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Ask this member to leave, unless no other member would stay (see {@link #leave(Optional, String, boolean)}).
-	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
-	 * @param source who asks, for the record
-	 * @return whether this call started the leave (false for a repeat)
+	 * Ask this member to leave, unless no other member would stay: {@link #leave(Optional, String, boolean)} without
+	 * force.
 	 */
 	public boolean leave(Optional<Duration> timeout, String source) {
 		return leave(timeout, source, false);
@@ -318,10 +321,7 @@ public final class MemberRuntime implements AutoCloseable {
 		return (current != null) ? current.drain().outcome() : Optional.empty();
 	}
 
-	/**
-	 * Whether the last plan found another live member with this instance id.
-	 * @return true when the id is duplicated
-	 */
+	/** @return whether the last plan found another live member with this instance id */
 	public boolean hasDuplicateInstanceId() {
 		MemberStart current = this.starts.attached();
 		return current != null && current.hasDuplicateInstanceId();
