@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
  */
 final class ConnectionOptions {
 
-	@Option(names = "--bootstrap-servers", required = true, paramLabel = "HOSTS",
-			description = "The Kafka cluster, as host:port[,host:port].")
+	@Option(names = { "--bootstrap-server", "--bootstrap-servers" }, required = true, paramLabel = "HOSTS",
+			description = "The Kafka cluster, as host:port[,host:port] (--bootstrap-servers is accepted too).")
 	String bootstrapServers;
 
 	@Option(names = "--application-id", required = true, paramLabel = "APP",

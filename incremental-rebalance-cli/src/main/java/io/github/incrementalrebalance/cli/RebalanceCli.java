@@ -10,9 +10,9 @@ import picocli.CommandLine.IVersionProvider;
  * swap marks every old instance leaving). It reads and writes the group's control topic, so it runs anywhere the
  * cluster is reachable:
  * <pre>
- * java -jar incremental-rebalance-cli.jar list  --bootstrap-servers HOSTS --application-id APP [--watch] [-o json]
- * java -jar incremental-rebalance-cli.jar leave --bootstrap-servers HOSTS --application-id APP --instance-id a,b --timeout 5m
- * java -jar incremental-rebalance-cli.jar cancel --bootstrap-servers HOSTS --application-id APP --instance-id a
+ * java -jar incremental-rebalance-cli.jar list  --bootstrap-server HOSTS --application-id APP [--watch] [-o json]
+ * java -jar incremental-rebalance-cli.jar leave --bootstrap-server HOSTS --application-id APP --instance-id a,b --timeout 5m
+ * java -jar incremental-rebalance-cli.jar cancel --bootstrap-server HOSTS --application-id APP --instance-id a
  * </pre>
  */
 @Command(name = "incremental-rebalance", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,

@@ -26,6 +26,8 @@ class RebalanceCliTests {
 		Run leaveHelp = run("leave", "--help");
 		assertThat(leaveHelp.status()).isZero();
 		assertThat(leaveHelp.out()).contains("--instance-id=ID", "--timeout=DURATION", "--force", "--output=FORMAT");
+		assertThat(leaveHelp.out()).as("Kafka's tools' spelling, and the plural kept")
+			.contains("--bootstrap-server, --bootstrap-servers=HOSTS");
 	}
 
 	@Test
@@ -33,7 +35,7 @@ class RebalanceCliTests {
 		assertUsageError("name a command: list, leave or cancel");
 		assertUsageError("Unmatched argument at index 0: 'drain'", "drain");
 		assertUsageError("Missing required options: '--bootstrap-servers=HOSTS', '--application-id=APP'", "list");
-		assertUsageError("Missing required option: '--instance-id=ID'", "leave", "--bootstrap-servers", "h:1",
+		assertUsageError("Missing required option: '--instance-id=ID'", "leave", "--bootstrap-server", "h:1",
 				"--application-id", "a");
 		assertUsageError("Unknown option: '--verbose'", "list", "--verbose", "--bootstrap-servers", "h:1",
 				"--application-id", "a");
