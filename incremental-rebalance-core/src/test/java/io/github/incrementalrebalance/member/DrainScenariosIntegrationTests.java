@@ -75,6 +75,7 @@ class DrainScenariosIntegrationTests {
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
 			Roles roles = Roles.of(members, throttles);
+			Set<TaskId> ofLeaver = roles.leaver().activeTasks();
 
 			roles.leaver().runtime().leave(Optional.empty(), "test");
 
@@ -93,6 +94,12 @@ class DrainScenariosIntegrationTests {
 			// a learner that gets ready while a rebalance its member joined is in flight rides on that one
 			// (RebalanceTrigger drops its request), which a loaded machine sees now and then
 			assertThat(enforced).as("at most one per ready learner").isBetween(1L, 2L);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> StreamsInstance.activeTasksOf(roles.fast(), roles.slow()).containsAll(ofLeaver));
+			assertThat(roles.leaver().runtime().drainOutcome()).as("every task went to a ready learner")
+				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			assertRestoredAtPromotionAtMostTheLag(ofLeaver, roles.fast(), roles.slow());
+			group.verifyCounts(producer);
 		}
 	}
 
