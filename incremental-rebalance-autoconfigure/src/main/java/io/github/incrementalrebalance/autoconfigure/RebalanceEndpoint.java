@@ -53,6 +53,12 @@ public class RebalanceEndpoint {
 
 	private static final Duration WAIT_STEP = Duration.ofMillis(100);
 
+	/**
+	 * The longest a leave request may hold its server thread waiting for the drain: a longer drain is followed with a
+	 * read of the endpoint, or the command line's list.
+	 */
+	static final Duration MOST_WAIT = Duration.ofMinutes(5);
+
 	private final MemberRuntimes runtimes;
 
 	private final boolean leaveAllowed;
@@ -87,7 +93,8 @@ public class RebalanceEndpoint {
 	 * Drain every member of this instance, or ask one member of the group to leave.
 	 * @param action {@code leave}
 	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
-	 * @param wait how long to block until every member of this instance drained and closed
+	 * @param wait how long to block until every member of this instance drained and closed, at most
+	 * {@link #MOST_WAIT}
 	 * @param force leave even when no other member of the group would stay
 	 * @param instanceId the member to ask, on any instance of the group; this instance's members when absent
 	 * @return the outcome, with the members' state or why the leave was refused
@@ -101,6 +108,10 @@ public class RebalanceEndpoint {
 		try {
 			bound = duration("timeout", timeout);
 			waitFor = duration("wait", wait);
+			if (waitFor.filter((limit) -> limit.compareTo(MOST_WAIT) > 0).isPresent()) {
+				throw new IllegalArgumentException("wait '" + wait + "' is longer than " + MOST_WAIT + ": wait at most "
+						+ MOST_WAIT + ", then follow the drain with GET /actuator/rebalance or the command line's list");
+			}
 			member = instanceIdOf(instanceId);
 		}
 		catch (IllegalArgumentException ex) {

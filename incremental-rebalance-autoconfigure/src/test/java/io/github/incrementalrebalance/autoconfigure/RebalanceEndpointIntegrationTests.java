@@ -150,6 +150,9 @@ class RebalanceEndpointIntegrationTests {
 			HttpResponse<String> bad = post(a, "{\"timeout\":\"soon\"}");
 			assertThat(bad.statusCode()).isEqualTo(400);
 			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
+			HttpResponse<String> tooLong = post(a, "{\"wait\":\"1h\"}");
+			assertThat(tooLong.statusCode()).as("a wait that would hold a server thread an hour").isEqualTo(400);
+			assertThat(tooLong.body()).contains("wait '1h' is longer than PT5M");
 			assertThat(delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
 			HttpResponse<String> unknown = post(a, "{\"instanceId\":\"gone-9\"}");
 			assertThat(unknown.statusCode()).as("a leave of a member not in the group").isEqualTo(409);
