@@ -39,6 +39,8 @@ import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
@@ -47,6 +49,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.KafkaStreamsConfiguration;
@@ -191,24 +194,47 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void streamsGroupProtocolStopsStartUp() {
+	void streamsGroupProtocolStopsStartUpAndTheFailureAnalyzerSaysWhatToSet() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("spring.kafka.streams.properties.group.protocol=streams")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("group.protocol=streams")
-				.hasMessageContaining("group.protocol=classic"));
+			.run((context) -> {
+				assertThat(context).hasFailed()
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("group.protocol=streams")
+					.hasMessageContaining("group.protocol=classic");
+				FailureAnalysis analysis = new StartRefusedFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith("incremental-rebalance cannot run this Kafka Streams "
+						+ "application with group.protocol: group.protocol=streams (set by");
+				assertThat(analysis.getAction()).startsWith("Set instead: group.protocol=classic (the default), or "
+						+ "incremental-rebalance disabled for this application.");
+			});
 	}
 
 	@Test
-	void ownTaskAssignorStopsStartUpInModeIncremental() {
+	void ownTaskAssignorStopsStartUpInModeIncrementalAndTheFailureAnalyzerSaysWhatToSet() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("spring.kafka.streams.properties.task.assignor.class=com.example.MyAssignor")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("task.assignor.class is set to com.example.MyAssignor"));
+			.run((context) -> {
+				assertThat(context).hasFailed()
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("task.assignor.class is set to com.example.MyAssignor");
+				FailureAnalysis analysis = new StartRefusedFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("with task.assignor.class: task.assignor.class is set "
+						+ "to com.example.MyAssignor");
+				assertThat(analysis.getAction()).startsWith("Set instead: no task.assignor.class (it is set for you), "
+						+ "or stream.rebalancing.mode=upgrading");
+			});
+	}
+
+	@Test
+	void theFailureAnalyzerIsRegistered() {
+		// Boot's own analyzers that need the context's bean factory cannot be made here: they are passed over
+		assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, ex) -> {
+			})))
+			.hasAtLeastOneElementOfType(StartRefusedFailureAnalyzer.class);
 	}
 
 	@Test

@@ -216,12 +216,11 @@ public final class LearnerConfig extends AbstractConfig {
 	public static void requireClassicGroupProtocol(Map<?, ?> streamsConfig, String source) {
 		Object protocol = streamsConfig.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
 		if (protocol != null && "streams".equalsIgnoreCase(String.valueOf(protocol).trim())) {
-			throw new ConfigException(StreamsConfig.GROUP_PROTOCOL_CONFIG, protocol, "group.protocol=streams (set by "
+			throw new StartRefusedException(StreamsConfig.GROUP_PROTOCOL_CONFIG, "group.protocol=streams (set by "
 					+ source + ") selects Kafka's streams group protocol (KIP-1071), where the broker assigns tasks, "
 					+ "Kafka Streams ignores client-side assignors and brokers up to Kafka 4.4 hand out no warm-up "
-					+ "tasks, so incremental-rebalance could place no learner and no drain could wait for one; "
-					+ "accepted: group.protocol=classic (the default), or incremental-rebalance disabled for this "
-					+ "application");
+					+ "tasks, so incremental-rebalance could place no learner and no drain could wait for one",
+					"group.protocol=classic (the default), or incremental-rebalance disabled for this application");
 		}
 	}
 

@@ -122,9 +122,8 @@ public final class MemberRuntime implements AutoCloseable {
 	 * new start of the member: a new incarnation, to which no leave, plan or drained flag of the earlier start applies.
 	 * @param properties the application's Kafka Streams config
 	 * @return a copy to build {@code KafkaStreams} with
-	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
-	 * incremental
-	 * @throws org.apache.kafka.common.config.ConfigException when it selects {@code group.protocol=streams}
+	 * @throws io.github.incrementalrebalance.config.StartRefusedException when it selects {@code group.protocol=streams},
+	 * or its own {@code task.assignor.class} in mode incremental
 	 */
 	public synchronized Properties configure(Properties properties) {
 		LearnerConfig.requireClassicGroupProtocol(properties, "the Kafka Streams config");

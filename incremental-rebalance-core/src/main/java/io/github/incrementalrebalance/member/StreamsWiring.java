@@ -9,6 +9,7 @@ import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.assignor.PreviousPlan;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.StartRefusedException;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
@@ -47,7 +48,7 @@ final class StreamsWiring {
 	 * @param properties the application's Kafka Streams config
 	 * @param start what that start is built with
 	 * @return a copy with the library's settings
-	 * @throws IllegalArgumentException when the application set its own {@code task.assignor.class} in mode
+	 * @throws StartRefusedException when the application set its own {@code task.assignor.class} in mode
 	 * incremental
 	 */
 	Properties configure(Properties properties, StartWiring start) {
@@ -56,9 +57,10 @@ final class StreamsWiring {
 		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
 			Object assignor = properties.get(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
 			if (assignor != null && !LearnerTaskAssignor.class.getName().equals(String.valueOf(assignor))) {
-				throw new IllegalArgumentException("task.assignor.class is set to " + assignor
-						+ ": in stream.rebalancing.mode=incremental incremental-rebalance needs "
-						+ LearnerTaskAssignor.class.getName() + "; remove it, or use mode upgrading");
+				throw new StartRefusedException(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, "task.assignor.class is set "
+						+ "to " + assignor + ": in stream.rebalancing.mode=incremental incremental-rebalance needs "
+						+ LearnerTaskAssignor.class.getName(), "no task.assignor.class (it is set for you), or "
+								+ "stream.rebalancing.mode=upgrading to keep your own assignor without learners");
 			}
 			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
 			if (!this.rackWarned) {
