@@ -65,6 +65,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param drainStallTimeout How long the learners of a drain may not come closer to ready before the drain is
  * reported stalled, with the tasks and their lag (a WARN, health's 'drainStalled', the endpoint member's 'stalled', the
  * 'kafka.streams.rebalance.drain.stalled' gauge); the drain goes on.
+ * @param warmReadiness Whether readiness means warm: the instance refuses traffic until every learner placed on it
+ * since it started was promoted or dropped, so that a rollout replaces an old pod only once the new one holds its
+ * share with its state.
+ * @param warmReadinessTimeout How long after its start an instance that is not warm yet accepts traffic anyway, and
+ * says why (WARN).
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
@@ -73,7 +78,8 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration leaveAcknowledgementTimeout,
-		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout) {
+		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
+		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -93,6 +99,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
 			throw invalid("placement-policy", placementPolicy.getName(),
 					"a class implementing " + PlacementPolicy.class.getName());
+		}
+		if (warmReadinessTimeout != null && warmReadinessTimeout.toMillis() < 1) {
+			throw invalid("warm-readiness-timeout", warmReadinessTimeout, "a duration of at least 1ms");
 		}
 		if (drainStallTimeout != null && drainStallTimeout.toMillis() < 1) {
 			throw invalid("drain-stall-timeout", drainStallTimeout, "a duration of at least 1ms");

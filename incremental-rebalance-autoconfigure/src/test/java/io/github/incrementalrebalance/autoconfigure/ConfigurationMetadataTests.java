@@ -35,7 +35,8 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown",
 				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
-				"incremental-rebalance.drain-stall-timeout");
+				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.warm-readiness",
+				"incremental-rebalance.warm-readiness-timeout");
 		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();

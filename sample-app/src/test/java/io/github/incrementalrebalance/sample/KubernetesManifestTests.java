@@ -40,6 +40,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The manifests of {@code deploy/kubernetes} held against the application they run: the sample started with a
@@ -97,8 +98,9 @@ class KubernetesManifestTests {
 			String management = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
 			for (String probe : List.of("readinessProbe", "livenessProbe")) {
 				String path = String.valueOf(map(map(container, probe), "httpGet").get("path"));
-				HttpResponse<String> response = get(management + path);
-				assertThat(response.statusCode()).as(probe + " " + path).isEqualTo(200);
+				// ready once warm (warm-readiness): a lone member, once a plan names it
+				await(probe + " " + path).atMost(Duration.ofMinutes(1))
+					.until(() -> get(management + path).statusCode() == 200);
 			}
 			String liveness = String.valueOf(map(map(container, "livenessProbe"), "httpGet").get("path"));
 			assertThat(get(management + liveness).body()).as("a control topic problem never restarts a pod")
