@@ -74,7 +74,9 @@ class WarmReadinessIntegrationTests {
 				assertThat(learning(member)).as("its learners still restore").isTrue();
 				assertThat(log.messages(Level.WARN)).singleElement()
 					.asString()
-					.startsWith("b accepts traffic without being warm, PT5S after it started: its learners of [");
+					.startsWith("b accepts traffic without being warm, PT5S after it started "
+							+ "(incremental-rebalance.warm-readiness-timeout): its learners of [")
+					.endsWith("] are still restoring");
 				slowB.release();
 			}
 
