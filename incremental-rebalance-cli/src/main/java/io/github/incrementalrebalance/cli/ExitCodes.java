@@ -17,6 +17,12 @@ final class ExitCodes {
 	/** The cluster or the control topic could not be read or written, or the command config cannot be read. */
 	static final int UNAVAILABLE = 3;
 
+	/** {@code leave --wait}: a member left without handing every task to a ready learner (forced, without learners). */
+	static final int NOT_DRAINED = 4;
+
+	/** {@code leave --wait}: the wait passed before every member asked had left. */
+	static final int STILL_LEAVING = 5;
+
 	private ExitCodes() {
 	}
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.LeaveAsk;
@@ -23,6 +24,10 @@ import picocli.CommandLine.Option;
 				+ "instance id two live members share." })
 final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 
+	private static final String STILL_LEAVING = "still leaving";
+
+	private static final Duration FOLLOW_STEP = Duration.ofMillis(200);
+
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
 			converter = InstanceIdConverter.class,
 			description = "The instances to drain, comma-separated (as 'list' shows them); a pod's name longer "
@@ -36,6 +41,11 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = "--force", description = "Leave even when no member of the last plan would stay.")
 	boolean force;
+
+	@Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class,
+			description = "Wait up to this long until each instance has left, and say how (exit 4 when one left "
+					+ "without a warm hand-over, 5 when the wait passed first).")
+	Duration wait;
 
 	@Override
 	public Integer call() {
@@ -64,9 +74,57 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 				session.write(request.get());
 				outcomes.add(Outcome.done(ask.instanceId(), "leaving", request.get().leaveId()));
 			}
-			return this.output.printOutcomes(out, err, outcomes, (outcome) -> outcome.instanceId() + ": leaving (leave "
-					+ outcome.leaveId() + ((this.timeout != null) ? ", timeout " + this.timeout : "") + ")");
+			if (this.wait == null) {
+				return this.output.printOutcomes(out, err, outcomes, this::leavingLine);
+			}
+			if (!this.output.json()) {
+				outcomes.stream().filter((outcome) -> !outcome.wasSkipped()).map(this::leavingLine).forEach(out::println);
+				out.flush();
+			}
+			List<Outcome> ended = awaitEnds(reader, outcomes);
+			int status = this.output.printOutcomes(out, err, ended,
+					(outcome) -> outcome.instanceId() + ": " + outcome.ended());
+			if (status != ExitCodes.OK) {
+				return status;
+			}
+			if (ended.stream().anyMatch((outcome) -> outcome.ended().equals(STILL_LEAVING))) {
+				return ExitCodes.STILL_LEAVING;
+			}
+			return ended.stream().allMatch((outcome) -> outcome.ended().startsWith("drained")) ? ExitCodes.OK
+					: ExitCodes.NOT_DRAINED;
 		}
+	}
+
+	private String leavingLine(Outcome outcome) {
+		return outcome.instanceId() + ": leaving (leave " + outcome.leaveId()
+				+ ((this.timeout != null) ? ", timeout " + this.timeout : "") + ")";
+	}
+
+	/**
+	 * Follow the control topic until each leave written records how it ended, or the wait passed.
+	 */
+	private List<Outcome> awaitEnds(ControlTopicReader reader, List<Outcome> outcomes) {
+		Instant until = Instant.now().plus(this.wait);
+		while (true) {
+			List<Outcome> ended = outcomes.stream().map((outcome) -> endOf(reader, outcome)).toList();
+			boolean pending = ended.stream().anyMatch((outcome) -> !outcome.wasSkipped()
+					&& outcome.ended().equals(STILL_LEAVING));
+			if (!pending || !Instant.now().isBefore(until)) {
+				return ended;
+			}
+			LockSupport.parkNanos(FOLLOW_STEP.toNanos());
+		}
+	}
+
+	private static Outcome endOf(ControlTopicReader reader, Outcome outcome) {
+		if (outcome.wasSkipped()) {
+			return outcome;
+		}
+		return outcome.endedAs(reader.leaveRecord(outcome.instanceId())
+			.filter((leave) -> leave.leaveId().equals(outcome.leaveId()))
+			.flatMap(LeaveRecord::ended)
+			.map(LeaveRecord.Ended::toString)
+			.orElse(STILL_LEAVING));
 	}
 
 }

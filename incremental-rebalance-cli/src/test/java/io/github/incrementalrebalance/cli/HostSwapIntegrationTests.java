@@ -89,9 +89,11 @@ class HostSwapIntegrationTests {
 			assertThat(old1.runtime().state()).as("nothing written").isEqualTo(MemberState.STABLE);
 			Set<TaskId> ofOld = StreamsInstance.activeTasksOf(old1, old2);
 			String leave = run(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
-					applicationId, "--instance-id", "old-1," + POD_NAME, "--timeout", "2m");
+					applicationId, "--instance-id", "old-1," + POD_NAME, "--timeout", "2m", "--wait", "2m");
 			assertThat(leave).as("the pod's full name stands for its id").contains("old-1: leaving")
 				.contains(old2Id + ": leaving");
+			assertThat(leave).as("--wait: until each has left, and how").contains("old-1: drained (learners-ready)")
+				.contains(old2Id + ": drained (learners-ready)");
 
 			await("both old instances drained and closed").atMost(Duration.ofMinutes(2))
 				.until(() -> old1.runtime().state() == MemberState.CLOSED

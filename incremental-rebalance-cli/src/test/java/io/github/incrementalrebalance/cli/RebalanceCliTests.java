@@ -25,7 +25,10 @@ class RebalanceCliTests {
 				"3   the cluster or the control topic could not be read or written");
 		Run leaveHelp = run("leave", "--help");
 		assertThat(leaveHelp.status()).isZero();
-		assertThat(leaveHelp.out()).contains("--instance-id=ID", "--timeout=DURATION", "--force", "--output=FORMAT");
+		assertThat(leaveHelp.out()).contains("--instance-id=ID", "--timeout=DURATION", "--force", "--output=FORMAT",
+				"--wait=DURATION");
+		assertThat(help.out()).contains("4   leave --wait: a member left without a warm hand-over",
+				"5   leave --wait: the wait passed before every member asked had left");
 		assertThat(leaveHelp.out()).as("Kafka's tools' spelling, and the plural kept")
 			.contains("--bootstrap-server, --bootstrap-servers=HOSTS");
 	}
