@@ -223,8 +223,8 @@ public class RebalanceEndpoint {
 	}
 
 	private void awaitDrained(Duration limit) {
-		Instant until = Instant.now().plus(limit);
-		while (Instant.now().isBefore(until) && this.runtimes.all().stream()
+		long until = System.nanoTime() + limit.toNanos();
+		while (System.nanoTime() - until < 0 && this.runtimes.all().stream()
 			.anyMatch((runtime) -> runtime.state() != MemberState.STABLE && runtime.state() != MemberState.CLOSED)) {
 			LockSupport.parkNanos(WAIT_STEP.toNanos());
 		}

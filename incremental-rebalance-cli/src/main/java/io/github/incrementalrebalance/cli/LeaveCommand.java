@@ -104,12 +104,12 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 	 * Follow the control topic until each leave written records how it ended, or the wait passed.
 	 */
 	private List<Outcome> awaitEnds(ControlTopicReader reader, List<Outcome> outcomes) {
-		Instant until = Instant.now().plus(this.wait);
+		long until = System.nanoTime() + this.wait.toNanos();
 		while (true) {
 			List<Outcome> ended = outcomes.stream().map((outcome) -> endOf(reader, outcome)).toList();
 			boolean pending = ended.stream().anyMatch((outcome) -> !outcome.wasSkipped()
 					&& outcome.ended().equals(STILL_LEAVING));
-			if (!pending || !Instant.now().isBefore(until)) {
+			if (!pending || System.nanoTime() - until >= 0) {
 				return ended;
 			}
 			LockSupport.parkNanos(FOLLOW_STEP.toNanos());

@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -29,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * Leaving writes {@code leave/<id>} with a new leave id and asks for a rebalance; once closed, the member writes how
  * the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
  * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
- * scale-down timeout, how long it waits for an acknowledgement) runs on its own clock from when it read the request:
- * the requester may be another machine. Only an explicit cancel record of this leave cancels it; a leave record that
- * disappears (the leader's housekeeping) is written again.
+ * scale-down timeout, how long it waits for an acknowledgement, the stall bound) runs on its own elapsed clock from
+ * when it read the request: the requester may be another machine, and the wall clock may step. Only an explicit
+ * cancel record of this leave cancels it; a leave record that disappears (the leader's housekeeping) is written again.
  */
 final class Drain {
 
@@ -57,10 +56,11 @@ final class Drain {
 
 	private final LeaveBounds bounds;
 
-	private final Clock clock;
+	private final MemberClocks clocks;
 
 	private volatile MemberState state = MemberState.STABLE;
 
+	/** On the elapsed clock. */
 	private volatile Optional<Instant> deadline = Optional.empty();
 
 	private volatile Optional<DrainOutcome> outcome = Optional.empty();
@@ -85,7 +85,7 @@ final class Drain {
 	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, GroupMembership membership, Runnable closeStreams, IntSupplier statefulTasks,
-			LeaveBounds bounds, Clock clock) {
+			LeaveBounds bounds, MemberClocks clocks) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
@@ -95,7 +95,7 @@ final class Drain {
 		this.closeStreams = closeStreams;
 		this.statefulTasks = statefulTasks;
 		this.bounds = bounds;
-		this.clock = clock;
+		this.clocks = clocks;
 	}
 
 	MemberState state() {
@@ -123,11 +123,11 @@ final class Drain {
 	}
 
 	/**
-	 * When the member leaves even if its learners are not ready, on its own clock.
-	 * @return the deadline, if the leave has one
+	 * When the member leaves even if its learners are not ready: kept on its elapsed clock, shown on the wall clock.
+	 * @return the deadline as the wall clock reads it now, if the leave has one
 	 */
 	Optional<Instant> deadline() {
-		return this.deadline;
+		return this.deadline.map(this.clocks::onWall);
 	}
 
 	/**
@@ -149,7 +149,7 @@ final class Drain {
 			}
 			// the control record keeps milliseconds
 			request = LeaveRecord.request(this.identity.instanceId(), this.identity.incarnation(),
-					this.clock.instant().truncatedTo(ChronoUnit.MILLIS), timeout, source);
+					this.clocks.wall().instant().truncatedTo(ChronoUnit.MILLIS), timeout, source);
 		}
 		this.writer.writeAndWait(request, "write the leave request");
 		synchronized (this) {
@@ -168,7 +168,7 @@ final class Drain {
 	}
 
 	private void startLeaving(LeaveRecord request) {
-		Instant now = this.clock.instant();
+		Instant now = this.clocks.elapsed().instant();
 		this.leave = request;
 		this.deadline = request.timeout().map(now::plus);
 		this.outcome = Optional.empty();
@@ -239,7 +239,7 @@ final class Drain {
 		if (followRecord(record)) {
 			return;
 		}
-		Instant now = this.clock.instant();
+		Instant now = this.clocks.elapsed().instant();
 		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
 			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));

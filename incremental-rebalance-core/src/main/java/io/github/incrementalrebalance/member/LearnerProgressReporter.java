@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -42,7 +41,7 @@ final class LearnerProgressReporter {
 
 	private final Duration interval;
 
-	private final Clock clock;
+	private final MemberClocks clocks;
 
 	private final List<Consumer<List<LearnerProgress>>> listeners = new CopyOnWriteArrayList<>();
 
@@ -57,12 +56,12 @@ final class LearnerProgressReporter {
 	private boolean published;
 
 	LearnerProgressReporter(MemberIdentity identity, ControlWriter writer, LearnerProgressTracker tracker,
-			Duration interval, Clock clock) {
+			Duration interval, MemberClocks clocks) {
 		this.identity = identity;
 		this.writer = writer;
 		this.tracker = tracker;
 		this.interval = interval;
-		this.clock = clock;
+		this.clocks = clocks;
 	}
 
 	/**
@@ -79,11 +78,11 @@ final class LearnerProgressReporter {
 					.whenComplete(this::written);
 			}
 			if (!this.current.isEmpty()) {
-				update(this.tracker.sample(this.clock.instant(), learners, Map.of()));
+				update(this.tracker.sample(this.clocks.elapsed().instant(), learners, Map.of()));
 			}
 			return;
 		}
-		Instant now = this.clock.instant();
+		Instant now = this.clocks.elapsed().instant();
 		if (now.isBefore(this.lastSample.plus(SAMPLE_SPACING))) {
 			return;
 		}
@@ -92,8 +91,8 @@ final class LearnerProgressReporter {
 		if (!now.isBefore(this.lastPublished.plus(this.interval))) {
 			this.lastPublished = now;
 			this.published = true;
-			this.writer.write(new ProgressRecord(this.identity.instanceId(), this.identity.incarnation(), now,
-					this.current))
+			this.writer.write(new ProgressRecord(this.identity.instanceId(), this.identity.incarnation(),
+					this.clocks.wall().instant(), this.current))
 				.whenComplete(this::written);
 		}
 	}

@@ -114,7 +114,7 @@ final class LeaveGate {
 		if (leaving) {
 			return false;
 		}
-		write(ask.request(this.context.clock().instant(), timeout, source).orElseThrow(), "ask " + instanceId
+		write(ask.request(this.context.clocks().wall().instant(), timeout, source).orElseThrow(), "ask " + instanceId
 				+ " to leave");
 		return true;
 	}

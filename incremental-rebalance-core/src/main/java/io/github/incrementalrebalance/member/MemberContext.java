@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
 import java.util.Map;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -10,31 +9,31 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * What every start of a member shares for the runtime's life: the Kafka Streams config it was made with, the learner
- * settings read from it, the control topic's reader and writer, and the clock. Immutable; any thread.
+ * settings read from it, the control topic's reader and writer, and its clocks. Immutable; any thread.
  *
  * @param streamsConfig the Kafka Streams config, as given to the runtime
  * @param config the learner settings
  * @param controlTopic the control topic's name
  * @param reader the control topic's reader
  * @param writer the control topic's writer
- * @param clock the member's clock
+ * @param clocks the member's clocks
  */
 record MemberContext(Map<String, Object> streamsConfig, LearnerConfig config, String controlTopic,
-		ControlTopicReader reader, ControlTopicWriter writer, Clock clock) {
+		ControlTopicReader reader, ControlTopicWriter writer, MemberClocks clocks) {
 
 	/**
 	 * The context of a runtime made with a Kafka Streams config.
 	 * @param streamsConfig the config
-	 * @param clock the member's clock
+	 * @param clocks the member's clocks
 	 * @return the context
 	 */
-	static MemberContext of(Map<String, Object> streamsConfig, Clock clock) {
+	static MemberContext of(Map<String, Object> streamsConfig, MemberClocks clocks) {
 		LearnerConfig config = new LearnerConfig(streamsConfig);
 		// made once here, so that a policy that cannot be made stops start-up rather than every rebalance's plan
 		config.placementPolicy();
 		String controlTopic = config.controlTopic(String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG)));
 		return new MemberContext(streamsConfig, config, controlTopic, new ControlTopicReader(streamsConfig, controlTopic),
-				new ControlTopicWriter(streamsConfig, controlTopic), clock);
+				new ControlTopicWriter(streamsConfig, controlTopic), clocks);
 	}
 
 	String applicationId() {

@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -66,15 +65,15 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private boolean closed;
 
-	private MemberRuntime(Map<String, Object> streamsConfig, Clock clock) {
-		this.context = MemberContext.of(streamsConfig, clock);
+	private MemberRuntime(Map<String, Object> streamsConfig, MemberClocks clocks) {
+		this.context = MemberContext.of(streamsConfig, clocks);
 		LearnerConfig config = this.context.config();
 		this.changelogSizes = ChangelogSizeReader.of(this.context);
 		this.controlTopicLife = new ControlTopicLifecycle(this.context);
 		this.leaveGate = new LeaveGate(this.context, this.controlTopicLife::problem);
 		String instanceId = MemberIdentity.instanceIdFor(config.instanceId());
 		this.starts = new MemberStarts(this.context,
-				MemberIdentity.newIncarnation(instanceId, config.rebalancingMode(), clock.instant()),
+				MemberIdentity.newIncarnation(instanceId, config.rebalancingMode(), clocks.wall().instant()),
 				new StreamsWiring(config, this.context.reader(), this.assignorStatus, this.changelogSizes),
 				this.controlTopicLife, new RejoinCoordination(this.context),
 				(state) -> this.stateListeners.forEach((listener) -> listener.accept(state)), this.progressListeners);
@@ -92,7 +91,7 @@ public final class MemberRuntime implements AutoCloseable {
 		if (LEAVE_PATH_LOGGED.compareAndSet(false, true)) {
 			logger.info(ClientCapabilities.detected().leavePath());
 		}
-		return new MemberRuntime(copy, Clock.systemUTC());
+		return new MemberRuntime(copy, MemberClocks.system());
 	}
 
 	public MemberIdentity identity() {
@@ -364,7 +363,7 @@ public final class MemberRuntime implements AutoCloseable {
 	public Optional<DrainProgress> drainProgress() {
 		MemberIdentity self = identity();
 		return DrainProgress.of(this.context.reader(), self.instanceId(), self.incarnation(),
-				this.context.clock().instant());
+				this.context.clocks().wall().instant());
 	}
 
 	public MemberState state() {

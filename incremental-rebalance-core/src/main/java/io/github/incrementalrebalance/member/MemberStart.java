@@ -55,16 +55,16 @@ final class MemberStart {
 		this.context = context;
 		LearnerConfig config = context.config();
 		long acceptableLag = context.acceptableRecoveryLag();
-		this.tasks = new LocalTasks(streams, topology, acceptableLag, context.clock());
+		this.tasks = new LocalTasks(streams, topology, acceptableLag, context.clocks().elapsed());
 		RebalanceTrigger trigger = this.clients.rebalanceTrigger();
 		this.watcher = new LearnerWatcher(this.identity, context.reader(), this.tasks.lags(), trigger, acceptableLag,
 				config.learnerRebalance(), LearnerConfig.heartbeatInterval(context.streamsConfig()).multipliedBy(2),
-				context.clock());
+				context.clocks().elapsed());
 		this.progress = new LearnerProgressReporter(this.identity, context.writer(),
-				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clock());
+				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clocks());
 		this.drain = new Drain(this.identity, context.reader(), context.writer(), trigger, this.clients.leaveOnClose(),
 				this.clients.groupMembership(), closeStreams, this.tasks::statefulActiveTasks, context.leaveBounds(),
-				context.clock());
+				context.clocks());
 	}
 
 	MemberIdentity identity() {

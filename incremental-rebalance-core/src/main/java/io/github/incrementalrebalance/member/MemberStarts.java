@@ -78,7 +78,7 @@ final class MemberStarts {
 
 	private StartWiring wiringOf(MemberIdentity identity) {
 		return new StartWiring(identity, new PlanPublisher(this.context.writer(), this.context.reader(),
-				identity.instanceId(), this.context.config().leaveRecordRetention(), this.context.clock()));
+				identity.instanceId(), this.context.config().leaveRecordRetention(), this.context.clocks().wall()));
 	}
 
 	StartWiring wiring() {
@@ -99,7 +99,7 @@ final class MemberStarts {
 			stopChecks();
 			MemberIdentity earlier = running.identity();
 			this.wiring = wiringOf(MemberIdentity.newIncarnation(earlier.instanceId(), earlier.mode(),
-					this.context.clock().instant()));
+					this.context.clocks().wall().instant()));
 			this.attached = null;
 			logger.info("{} starts again as incarnation {} (was {})", earlier.instanceId(),
 					this.wiring.identity().incarnation(), earlier.incarnation());

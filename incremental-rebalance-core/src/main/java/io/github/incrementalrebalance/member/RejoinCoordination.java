@@ -39,7 +39,7 @@ final class RejoinCoordination {
 		int generation = (trigger.observedGeneration() >= 0) ? trigger.observedGeneration()
 				: reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
 		RejoinRequest request = new RejoinRequest(self.instanceId(), self.incarnation(), generation, reason,
-				this.context.clock().instant());
+				this.context.clocks().wall().instant());
 		this.context.writer().write(request).whenComplete((written, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not ask the other members to rejoin ({}): they rejoin at their next heartbeat",

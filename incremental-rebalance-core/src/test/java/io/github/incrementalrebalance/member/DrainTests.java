@@ -1,7 +1,10 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,7 +47,11 @@ class DrainTests {
 
 	private static final Duration STALL = Duration.ofMinutes(1);
 
+	/** The member's elapsed time. */
 	private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+
+	/** The wall clock: elapsed time, plus the steps NTP made. */
+	private final SteppedClock wall = new SteppedClock(this.clock);
 
 	private final MemberIdentity identity = MemberIdentity.newIncarnation("b", RebalancingMode.INCREMENTAL,
 			this.clock.instant());
@@ -72,7 +79,7 @@ class DrainTests {
 	 */
 	private Drain drain(LeaveBounds bounds) {
 		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose, this.membership,
-				this::closeStreams, () -> 3, bounds, this.clock);
+				this::closeStreams, () -> 3, bounds, new MemberClocks(this.wall, this.clock));
 	}
 
 	private void closeStreams() {
@@ -189,6 +196,32 @@ class DrainTests {
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 		assertThat(this.states).endsWith(MemberState.FORCED, MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
+	}
+
+	/**
+	 * NTP steps the wall clock an hour forward, then back, during a leave with a 30 s timeout: neither forces it, nor
+	 * holds it past its timeout, and the deadline an operator reads moves with the wall clock.
+	 */
+	@Test
+	void wallClockStepsNeitherForceTheLeaveEarlyNorHoldIt() {
+		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
+		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+		Instant shownBefore = this.drain.deadline().orElseThrow();
+
+		this.wall.step(Duration.ofHours(1));
+		this.clock.advance(Duration.ofSeconds(10));
+		this.drain.check();
+		assertThat(this.drain.state()).as("10 s of its 30 s passed").isEqualTo(MemberState.LEAVING);
+		assertThat(this.drain.outcome()).isEmpty();
+		assertThat(this.drain.deadline()).as("shown on the wall clock").contains(shownBefore.plus(Duration.ofHours(1)));
+		assertThat(this.drain.waiting()).isEmpty();
+
+		this.wall.step(Duration.ofHours(-2));
+		this.clock.advance(Duration.ofSeconds(20));
+		this.drain.check();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
 	}
 
@@ -513,6 +546,40 @@ class DrainTests {
 		public CompletableFuture<?> tombstone(String key) {
 			this.tombstones.add(key);
 			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	/**
+	 * A wall clock that follows elapsed time and that a test can step, as NTP does.
+	 */
+	private static final class SteppedClock extends Clock {
+
+		private final Clock elapsed;
+
+		private volatile Duration step = Duration.ZERO;
+
+		SteppedClock(Clock elapsed) {
+			this.elapsed = elapsed;
+		}
+
+		void step(Duration by) {
+			this.step = this.step.plus(by);
+		}
+
+		@Override
+		public Instant instant() {
+			return this.elapsed.instant().plus(this.step);
+		}
+
+		@Override
+		public ZoneId getZone() {
+			return ZoneOffset.UTC;
+		}
+
+		@Override
+		public Clock withZone(ZoneId zone) {
+			return this;
 		}
 
 	}

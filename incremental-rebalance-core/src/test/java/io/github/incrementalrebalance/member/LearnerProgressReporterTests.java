@@ -33,7 +33,7 @@ class LearnerProgressReporterTests {
 	private final RecordingWriter writer = new RecordingWriter();
 
 	private final LearnerProgressReporter reporter = new LearnerProgressReporter(this.identity, this.writer,
-			new LearnerProgressTracker(1_000), Duration.ofSeconds(2), this.clock);
+			new LearnerProgressTracker(1_000), Duration.ofSeconds(2), new MemberClocks(this.clock, this.clock));
 
 	private final AtomicInteger lagReads = new AtomicInteger();
 
