@@ -142,7 +142,7 @@ public final class ControlCodec {
 		boolean progress = key.startsWith(ProgressRecord.KEY_PREFIX)
 				&& key.indexOf('/', ProgressRecord.KEY_PREFIX.length()) > ProgressRecord.KEY_PREFIX.length();
 		if (!leave && !plan && !rejoin && !progress && !PlanEpoch.KEY.equals(key)) {
-			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>, "
+			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>/<incarnation>, "
 					+ "plan/<id>/<incarnation>, rejoin/<id>, progress/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
 		}
 		if (value == null) {
@@ -164,7 +164,9 @@ public final class ControlCodec {
 					+ ", which no release wrote: this reader reads version " + VERSION + " and later");
 		}
 		if (leave) {
-			String instanceId = key.substring(LeaveRecord.KEY_PREFIX.length());
+			String start = key.substring(LeaveRecord.KEY_PREFIX.length());
+			// a record of 0.x keyed by instance alone reads as the start its value names
+			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
 			Instant requestedAt = Instant.ofEpochMilli(requiredLong(key, node, "requestedAt"));
 			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
 					requiredText(key, node, "leaveId"), requestedAt,

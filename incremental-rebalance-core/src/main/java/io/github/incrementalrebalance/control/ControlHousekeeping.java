@@ -78,7 +78,7 @@ final class ControlHousekeeping {
 	private void warnOfStaleLeaves(Plan plan) {
 		Map<String, String> incarnations = new HashMap<>();
 		plan.members().values().forEach((member) -> incarnations.put(member.instanceId(), member.incarnation()));
-		for (LeaveRecord leave : this.reader.leaveRecords().values()) {
+		for (LeaveRecord leave : this.reader.view().leaveRecordsOfEveryStart()) {
 			if (!leave.pending()) {
 				continue;
 			}
@@ -97,15 +97,14 @@ final class ControlHousekeeping {
 			.stream()
 			.map((member) -> startOf(member.instanceId(), member.incarnation()))
 			.collect(Collectors.toSet());
-		Map<String, LeaveRecord> leaves = this.reader.leaveRecords();
-		Set<String> absent = leaves.values()
-			.stream()
+		List<LeaveRecord> leaves = this.reader.view().leaveRecordsOfEveryStart();
+		Set<String> absent = leaves.stream()
 			.map((leave) -> startOf(leave.instanceId(), leave.incarnation()))
 			.filter((start) -> !present.contains(start))
 			.collect(Collectors.toSet());
 		this.absentSince.keySet().retainAll(absent);
 		absent.forEach((start) -> this.absentSince.putIfAbsent(start, now));
-		return leaves.values().stream().filter((leave) -> {
+		return leaves.stream().filter((leave) -> {
 			Instant since = this.absentSince.get(startOf(leave.instanceId(), leave.incarnation()));
 			return since != null && since.plus(this.goneFor).isBefore(now);
 		}).map(LeaveRecord::key).toList();

@@ -9,11 +9,12 @@ import java.util.Optional;
 public interface ControlState {
 
 	/**
-	 * The leave request of an instance.
+	 * The leave record of one start of an instance.
 	 * @param instanceId the instance
-	 * @return its leave record, if it is asked to leave
+	 * @param incarnation its start
+	 * @return its leave record, if that start was asked to leave
 	 */
-	Optional<LeaveRecord> leaveRecord(String instanceId);
+	Optional<LeaveRecord> leaveRecord(String instanceId, String incarnation);
 
 	/**
 	 * What the current plan says of one start of an instance.

@@ -154,9 +154,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		return this.view.leaveRequests();
 	}
 
-	@Override
+	/** The leave record of an instance that matters now: a pending one, else the last written, of its starts. */
 	public Optional<LeaveRecord> leaveRecord(String instanceId) {
 		return this.view.leaveRecord(instanceId);
+	}
+
+	@Override
+	public Optional<LeaveRecord> leaveRecord(String instanceId, String incarnation) {
+		return this.view.leaveRecord(instanceId, incarnation);
 	}
 
 	public Map<String, LeaveRecord> leaveRecords() {

@@ -30,7 +30,8 @@ final class ControlTopicView {
 
 	private final String topic;
 
-	private final Map<String, LeaveRecord> leaves = new ConcurrentHashMap<>();
+	/** By key, that is by start, with the offset each was read at. */
+	private final Map<String, ReadLeave> leaves = new ConcurrentHashMap<>();
 
 	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
 
@@ -67,7 +68,7 @@ final class ControlTopicView {
 		}
 		ControlRecord value = decoded.get();
 		if (value instanceof LeaveRecord leave) {
-			this.leaves.put(leave.instanceId(), leave);
+			this.leaves.put(key, new ReadLeave(leave, record.offset()));
 		}
 		else if (value instanceof RejoinRequest rejoin) {
 			this.rejoins.put(rejoin.instanceId(), rejoin);
@@ -90,7 +91,7 @@ final class ControlTopicView {
 
 	private void remove(String key) {
 		if (key.startsWith(LeaveRecord.KEY_PREFIX)) {
-			this.leaves.remove(key.substring(LeaveRecord.KEY_PREFIX.length()));
+			this.leaves.remove(key);
 		}
 		else if (key.startsWith(PlanRecord.KEY_PREFIX)) {
 			this.plans.remove(key);
@@ -129,15 +130,41 @@ final class ControlTopicView {
 	}
 
 	List<LeaveRequest> leaveRequests() {
-		return this.leaves.values().stream().filter(LeaveRecord::pending).map(LeaveRecord::toLeaveRequest).toList();
+		return leaveRecordsOfEveryStart().stream()
+			.filter(LeaveRecord::pending)
+			.map(LeaveRecord::toLeaveRequest)
+			.toList();
 	}
 
+	/**
+	 * The leave record of an instance that matters now: a pending one, else the one written last, among those of its
+	 * starts.
+	 */
 	Optional<LeaveRecord> leaveRecord(String instanceId) {
-		return Optional.ofNullable(this.leaves.get(instanceId));
+		return this.leaves.values().stream()
+			.filter((read) -> read.leave().instanceId().equals(instanceId))
+			.max(Comparator.comparing((ReadLeave read) -> read.leave().pending()).thenComparingLong(ReadLeave::offset))
+			.map(ReadLeave::leave);
 	}
 
+	Optional<LeaveRecord> leaveRecord(String instanceId, String incarnation) {
+		return Optional.ofNullable(this.leaves.get(LeaveRecord.keyOf(instanceId, incarnation))).map(ReadLeave::leave);
+	}
+
+	/**
+	 * The leave record of each instance that matters now, as {@link #leaveRecord(String)} picks it.
+	 * @return the records by instance
+	 */
 	Map<String, LeaveRecord> leaveRecords() {
-		return Map.copyOf(this.leaves);
+		return this.leaves.values().stream()
+			.map((read) -> read.leave().instanceId())
+			.distinct()
+			.collect(Collectors.toUnmodifiableMap((instanceId) -> instanceId,
+					(instanceId) -> leaveRecord(instanceId).orElseThrow()));
+	}
+
+	List<LeaveRecord> leaveRecordsOfEveryStart() {
+		return this.leaves.values().stream().map(ReadLeave::leave).toList();
 	}
 
 	Optional<PlanRecord> plan(String instanceId, String incarnation) {
@@ -187,6 +214,9 @@ final class ControlTopicView {
 
 	Optional<PlanEpoch> planEpoch() {
 		return Optional.ofNullable(this.epoch.get());
+	}
+
+	private record ReadLeave(LeaveRecord leave, long offset) {
 	}
 
 }

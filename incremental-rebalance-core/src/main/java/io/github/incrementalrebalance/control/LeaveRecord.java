@@ -9,9 +9,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 
 /**
- * {@code leave/<instance-id>}: an instance was asked to leave, or that leave was cancelled. A cancel is a record of
- * its own ({@link #cancelled()}), never a tombstone: the leader removes leave records of members long gone, and a
- * member that was briefly out of the group must not read that as a cancel.
+ * {@code leave/<instance-id>/<incarnation>}: one start of an instance was asked to leave, or that leave was cancelled.
+ * A cancel is a record of its own ({@link #cancelled()}), never a tombstone: the leader removes leave records of
+ * members long gone, and a member that was briefly out of the group must not read that as a cancel. Keyed by start, so
+ * that a late write about an earlier start (its {@code ended} record, the housekeeping tombstone of a start long
+ * gone) can never erase the leave of the start that runs now.
  * <p>
  * Times in it are the requester's clock (the command line may run on another machine): they are shown, never
  * compared with another clock, except the deadline by a leader (see {@link LeaveRequest}). The member measures its
@@ -103,13 +105,13 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 			.map((timeout) -> timeout.isNegative() ? Duration.ZERO : timeout);
 	}
 
-	public static String keyOf(String instanceId) {
-		return KEY_PREFIX + instanceId;
+	public static String keyOf(String instanceId, String incarnation) {
+		return KEY_PREFIX + instanceId + "/" + incarnation;
 	}
 
 	@Override
 	public String key() {
-		return keyOf(this.instanceId);
+		return keyOf(this.instanceId, this.incarnation);
 	}
 
 	/**

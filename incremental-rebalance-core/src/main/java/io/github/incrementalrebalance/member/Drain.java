@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * LEAVING -> STABLE on cancel. How a leave ended is its {@link DrainOutcome}; only a hand-over to ready learners is
  * DRAINED.
  * <p>
- * Leaving writes {@code leave/<id>} with a new leave id and asks for a rebalance; once closed, the member writes how
+ * Leaving writes {@code leave/<id>/<incarnation>} with a new leave id and asks for a rebalance; once closed, the member writes how
  * the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
  * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
  * scale-down timeout, how long it waits for an acknowledgement, the stall bound) runs on its own elapsed clock from
@@ -223,8 +223,7 @@ final class Drain {
 	 * starts the leave, its cancel record cancels it. Then move the leave on.
 	 */
 	synchronized void check() {
-		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId())
-			.filter((leave) -> leave.incarnation().equals(this.identity.incarnation()));
+		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId(), this.identity.incarnation());
 		if (this.state == MemberState.STABLE) {
 			record.filter((leave) -> leave.pending() && !leave.leaveId().equals(this.stayedFrom))
 				.ifPresent((leave) -> {

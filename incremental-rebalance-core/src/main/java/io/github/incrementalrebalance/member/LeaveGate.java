@@ -108,8 +108,9 @@ final class LeaveGate {
 				case NO_MEMBER_WOULD_STAY -> LeaveRefusedException.Reason.LAST_STABLE_MEMBER;
 			}, ask.describeRefusal(this.context.applicationId()).orElseThrow(), null);
 		}
-		boolean leaving = reader.leaveRecord(instanceId)
-			.filter((leave) -> leave.pending() && ask.incarnation().equals(Optional.of(leave.incarnation())))
+		boolean leaving = ask.incarnation()
+			.flatMap((incarnation) -> reader.leaveRecord(instanceId, incarnation))
+			.filter(LeaveRecord::pending)
 			.isPresent();
 		if (leaving) {
 			return false;

@@ -151,6 +151,14 @@ class ControlCodecTests {
 	}
 
 	@Test
+	void leaveKeyNamesTheStartAndAKeyOfTheInstanceAloneStillReads() {
+		LeaveRecord leave = LeaveRecord.request("pod-7", "a1", Instant.ofEpochMilli(5), Optional.empty(), "cli");
+		assertThat(leave.key()).isEqualTo("leave/pod-7/a1");
+		assertThat(ControlCodec.decode(leave.key(), ControlCodec.encodeValue(leave))).contains(leave);
+		assertThat(ControlCodec.decode("leave/pod-7", ControlCodec.encodeValue(leave))).contains(leave);
+	}
+
+	@Test
 	void newerVersionsExtraFieldsAreIgnored() {
 		byte[] value = ("{\"v\":3,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,\"source\":\"cli\","
 				+ "\"reason\":\"x\"}").getBytes(StandardCharsets.UTF_8);

@@ -100,7 +100,7 @@ class ControlTopicIntegrationTests {
 			LeaveRecord s3 = LeaveRecord.request("s3", "inc3", now.truncatedTo(ChronoUnit.MILLIS),
 					Optional.of(Duration.ofSeconds(30)), "endpoint");
 			writer.write(s3).join();
-			writer.tombstone(LeaveRecord.keyOf("s1")).join();
+			writer.tombstone(LeaveRecord.keyOf("s1", "old1")).join();
 
 			try (ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic);
 					LogCapture log = LogCapture.of(ControlTopicView.class)) {
@@ -125,7 +125,7 @@ class ControlTopicIntegrationTests {
 				writer.write(s3.cancel("cli")).join();
 				await("a cancelled leave is no request").atMost(TIMEOUT).until(() -> reader.leaveRequests().isEmpty());
 				assertThat(reader.leaveRecord("s3")).hasValueSatisfying((leave) -> assertThat(leave.cancelled()).isTrue());
-				writer.tombstone(LeaveRecord.keyOf("s3")).join();
+				writer.tombstone(LeaveRecord.keyOf("s3", "inc3")).join();
 				await().atMost(TIMEOUT).until(() -> reader.leaveRecord("s3").isEmpty());
 			}
 		}
@@ -189,6 +189,43 @@ class ControlTopicIntegrationTests {
 			assertThat(reader.leaveRecord("long-drain"))
 				.as("asked two hours ago, absent for a moment only: a long drain keeps its leave")
 				.isPresent();
+		}
+	}
+
+	/**
+	 * Instance b restarted (start b2) and was asked to leave; then the writes of its earlier start b1 land late: the
+	 * record of how b1's leave ended (written as it closed, held up by a slow link) and the tombstone a leader's
+	 * housekeeping wrote for b1, gone for long. Neither erases b2's leave, for a reader that follows the topic nor for
+	 * one that starts reading it afterwards.
+	 */
+	@Test
+	void lateWritesAboutAnEarlierStartNeverEraseTheLeaveOfTheStartThatRunsNow() {
+		String topic = "late-writes-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("late-writes", topic);
+		Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		LeaveRecord earlier = LeaveRecord.request("b", "b1", now.minusSeconds(60), Optional.empty(), "endpoint");
+		LeaveRecord current = LeaveRecord.request("b", "b2", now, Optional.of(Duration.ofMinutes(5)), "cli");
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader following = new ControlTopicReader(streamsConfig, topic)) {
+			following.start();
+			writer.write(earlier).join();
+			writer.write(current).join();
+			writer.write(earlier.endedAs(new LeaveRecord.Ended("drained", "learners-ready", 0))).join();
+			writer.tombstone(earlier.key()).join();
+			writer.write(new RejoinRequest("marker", "m1", 1, "after the late writes", now)).join();
+
+			await().atMost(TIMEOUT).until(() -> following.view().rejoinRequests().containsKey("marker"));
+			try (ControlTopicReader fresh = new ControlTopicReader(streamsConfig, topic)) {
+				fresh.start();
+				assertThat(fresh.awaitCaughtUp(TIMEOUT)).isTrue();
+				for (ControlTopicReader reader : List.of(following, fresh)) {
+					assertThat(reader.leaveRecord("b", "b2")).contains(current);
+					assertThat(reader.leaveRecord("b", "b1")).as("the tombstone of the earlier start").isEmpty();
+					assertThat(reader.leaveRecord("b")).contains(current);
+					assertThat(reader.leaveRequests()).extracting(LeaveRequest::leaveId)
+						.containsExactly(current.leaveId());
+				}
+			}
 		}
 	}
 

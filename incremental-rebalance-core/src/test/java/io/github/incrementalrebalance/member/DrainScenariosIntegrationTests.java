@@ -340,8 +340,9 @@ class DrainScenariosIntegrationTests {
 			String controlTopic = b.runtime().controlTopic();
 			// a leave request is smaller than a leaving member's plan: a topic that takes no larger record than a
 			// request (plus a batch's overhead) keeps the leaves and loses every plan of a leaving member
-			int request = ControlCodec.encodeValue(LeaveRecord.request("b", b.runtime().identity().incarnation(),
-					Instant.now(), Optional.empty(), "test")).length + "leave/b".length();
+			LeaveRecord asked = LeaveRecord.request("b", b.runtime().identity().incarnation(), Instant.now(),
+					Optional.empty(), "test");
+			int request = ControlCodec.encodeValue(asked).length + asked.key().length();
 			broker.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, controlTopic),
 					List.of(new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
 							String.valueOf(request + 120)), AlterConfigOp.OpType.SET))))

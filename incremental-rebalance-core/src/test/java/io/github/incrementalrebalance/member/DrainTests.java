@@ -502,8 +502,9 @@ class DrainTests {
 		}
 
 		@Override
-		public Optional<LeaveRecord> leaveRecord(String instanceId) {
-			return Optional.ofNullable(this.leaves.get(instanceId));
+		public Optional<LeaveRecord> leaveRecord(String instanceId, String incarnation) {
+			return Optional.ofNullable(this.leaves.get(instanceId))
+				.filter((leave) -> leave.incarnation().equals(incarnation));
 		}
 
 		@Override
