@@ -10,6 +10,7 @@ import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.member.RebalanceCause;
 import io.github.incrementalrebalance.member.TaskRole;
 import io.github.incrementalrebalance.member.TaskState;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -55,6 +56,26 @@ public class RebalanceMetrics implements MeterBinder {
 			FunctionCounter.builder("kafka.streams.rebalance.enforced", runtime,
 					(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.enforcedCount()).orElse(0.0))
 				.description("Rebalances this instance enforced")
+				.tags(tags)
+				.register(registry);
+			for (RebalanceCause cause : RebalanceCause.values()) {
+				FunctionCounter.builder("kafka.streams.rebalance.rounds", runtime,
+						(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.rounds(cause)).orElse(0.0))
+					.description("Rebalances this instance started or joined by itself, by cause: leave, cancel, "
+							+ "learners-ready, join (a new member, a round after a revoke, a follow-up of Kafka Streams), "
+							+ "follow (another member asked), application")
+					.tags(tags.and("cause", cause.word()))
+					.register(registry);
+			}
+			FunctionCounter.builder("kafka.streams.rebalance.assignments", runtime,
+					(member) -> member.assignorStatus().assignments())
+				.description("Assignments this instance led that planned")
+				.tags(tags)
+				.register(registry);
+			FunctionCounter.builder("kafka.streams.rebalance.assignments.unchanged", runtime,
+					(member) -> member.assignorStatus().unchangedAssignments())
+				.description("Assignments this instance led that gave every member the tasks it had: a rebalance that "
+						+ "moved nothing; the rounds counter of the member that asked says why it was asked")
 				.tags(tags)
 				.register(registry);
 			MultiGauge learnerLags = MultiGauge.builder("kafka.streams.rebalance.learner.lag")

@@ -457,6 +457,10 @@ class IncrementalRebalanceAutoConfigurationTests {
 				assertThat(registry.find("kafka.streams.rebalance.drain.eta").gauge().value()).as("not leaving").isNaN();
 				assertThat(registry.find("kafka.streams.rebalance.enforced").functionCounter()).isNotNull();
 				assertThat(registry.find("kafka.streams.rebalance.assignor.fallbacks").functionCounter()).isNotNull();
+				assertThat(registry.find("kafka.streams.rebalance.rounds").functionCounters())
+					.extracting((counter) -> counter.getId().getTag("cause"))
+					.containsExactlyInAnyOrder("leave", "cancel", "learners-ready", "join", "follow", "application");
+				assertThat(registry.find("kafka.streams.rebalance.assignments.unchanged").functionCounter()).isNotNull();
 			});
 	}
 

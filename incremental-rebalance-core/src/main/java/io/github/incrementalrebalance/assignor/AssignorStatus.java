@@ -25,6 +25,10 @@ public final class AssignorStatus {
 
 	private final AtomicReference<String> lastFallbackReason = new AtomicReference<>();
 
+	private final AtomicLong assignments = new AtomicLong();
+
+	private final AtomicLong unchangedAssignments = new AtomicLong();
+
 	private final AtomicLong weighedByCount = new AtomicLong();
 
 	private final AtomicReference<String> weightProblem = new AtomicReference<>();
@@ -61,8 +65,34 @@ public final class AssignorStatus {
 		return (retry.compareTo(LAST_RETRY) > 0) ? LAST_RETRY : retry;
 	}
 
-	void planned() {
+	/**
+	 * Record a planned round.
+	 * @param changed whether it assigned any member start other tasks (active, learner or standby) than the plan of
+	 * the generation before
+	 */
+	void planned(boolean changed) {
 		this.consecutiveFallbacks.set(0);
+		this.assignments.incrementAndGet();
+		if (!changed) {
+			this.unchangedAssignments.incrementAndGet();
+		}
+	}
+
+	/**
+	 * Rounds this instance led that planned.
+	 * @return how many
+	 */
+	public long assignments() {
+		return this.assignments.get();
+	}
+
+	/**
+	 * Rounds this instance led that planned and gave every member start the tasks it had: a rebalance every member
+	 * paid for that moved nothing (its cause is counted by the member that asked).
+	 * @return how many
+	 */
+	public long unchangedAssignments() {
+		return this.unchangedAssignments.get();
 	}
 
 	/**

@@ -15,6 +15,7 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.config.TaskWeight;
 import io.github.incrementalrebalance.planner.Group;
 import io.github.incrementalrebalance.planner.LearnerPlanner;
+import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
@@ -121,7 +122,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			}
 			TaskAssignment assignment = AssignmentWriter.write(plan);
 			check(applicationState, assignment);
-			this.status.planned();
+			this.status.planned(changes(this.previousPlan.members(), plan));
 			this.lastPlan = plan;
 			logger.info("Learner assignment: {}", plan.explain(now));
 			return assignment;
@@ -185,6 +186,18 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	/**
 	 * Whether to read racks this round: rack-aware assignment is on and every member and partition has its rack.
 	 */
+	/**
+	 * Whether a plan gives any member start other tasks than the plan of the generation before did.
+	 */
+	private static boolean changes(List<MemberPlan> before, Plan plan) {
+		return !tasksByStart(before).equals(tasksByStart(plan.members().values()));
+	}
+
+	private static Map<String, List<Set<TaskId>>> tasksByStart(Collection<MemberPlan> plans) {
+		return plans.stream().collect(Collectors.toMap((member) -> member.instanceId() + "/" + member.incarnation(),
+				(member) -> List.of(member.active(), member.standbyTasks()), (first, second) -> first));
+	}
+
 	private static boolean racks(AssignmentConfigs kafka, ApplicationState state) {
 		if (StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_NONE.equals(kafka.rackAwareAssignmentStrategy())) {
 			return false;

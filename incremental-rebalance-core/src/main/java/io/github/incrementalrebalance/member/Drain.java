@@ -180,7 +180,7 @@ final class Drain {
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
-		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " is leaving");
+		this.trigger.request(RebalanceCause.LEAVE, "incremental-rebalance: " + this.identity.instanceId() + " is leaving");
 	}
 
 	/**
@@ -215,7 +215,7 @@ final class Drain {
 		this.deadline = Optional.empty();
 		moveTo(MemberState.STABLE);
 		logger.info("{} cancelled its leave {}", this.identity.instanceId(), this.stayedFrom);
-		this.trigger.request("incremental-rebalance: " + this.identity.instanceId() + " stays");
+		this.trigger.request(RebalanceCause.CANCEL, "incremental-rebalance: " + this.identity.instanceId() + " stays");
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.member;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -10,10 +11,11 @@ import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.identity.MemberIdentity;
-import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.identity.MemberIdentity;
+import io.github.incrementalrebalance.planner.Learner;
+import io.github.incrementalrebalance.planner.LearnerRebalance;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +27,14 @@ import org.slf4j.LoggerFactory;
  * within the threshold when the leader reads its lag. Only learners the plan does not show ready yet count: a ready
  * learner whose move waits (for the leaving member's other learners) needs no more rebalances. One trigger per plan,
  * at most one per spacing.
+ * <p>
+ * The leader judges a learner on the lag it reads at the assignment, later than this member's check: while the
+ * changelog is written about as fast as the learner restores, the leader can read it not ready round after round.
+ * So when the plan that answers an ask still shows an asked-for learner not ready, this member learns by how much the
+ * leader's lag exceeded its own, and asks again only once its lag is that much lower; and each such unanswered ask
+ * doubles the spacing, up to the leader's learner probe interval (it probes its learners that often anyway), after
+ * which what it learnt is forgotten. A round that promotes what it asked for resets both. Called on the member's check
+ * thread.
  */
 final class LearnerWatcher {
 
@@ -44,6 +54,8 @@ final class LearnerWatcher {
 
 	private final Duration spacing;
 
+	private final Duration longestSpacing;
+
 	private final Clock clock;
 
 	/** The generation of the plan whose learners this member last asked a rebalance for. */
@@ -51,9 +63,23 @@ final class LearnerWatcher {
 
 	private Instant lastTrigger = Instant.EPOCH;
 
+	/** The local lags of the learners it last asked for, until a later plan answers. */
+	private Map<TaskId, Long> asked = Map.of();
+
+	/** By how much the leader read a learner's lag above this member's, as the last unanswered ask showed. */
+	private final Map<TaskId, Long> leaderAhead = new HashMap<>();
+
+	/** How many asks in a row a later plan did not answer. */
+	private int unanswered;
+
+	/**
+	 * @param spacing the least time between two asks
+	 * @param longestSpacing the most the spacing grows to while asks go unanswered: the leader's probe interval
+	 * @param clock elapsed time
+	 */
 	LearnerWatcher(MemberIdentity identity, ControlState reader, Supplier<Map<TaskId, Long>> localLags,
 			RebalanceTrigger trigger, long acceptableRecoveryLag, LearnerRebalance learnerRebalance, Duration spacing,
-			Clock clock) {
+			Duration longestSpacing, Clock clock) {
 		this.identity = identity;
 		this.reader = reader;
 		this.localLags = localLags;
@@ -61,17 +87,22 @@ final class LearnerWatcher {
 		this.readyLag = acceptableRecoveryLag / 2;
 		this.learnerRebalance = learnerRebalance;
 		this.spacing = spacing;
+		this.longestSpacing = (longestSpacing.compareTo(spacing) > 0) ? longestSpacing : spacing;
 		this.clock = clock;
 	}
 
 	void check() {
 		Optional<PlanRecord> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation());
-		if (plan.isEmpty() || plan.get().plan().learning().isEmpty()
-				|| this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
+		if (plan.isEmpty()) {
 			return;
 		}
 		Instant now = this.clock.instant();
-		if (now.isBefore(this.lastTrigger.plus(this.spacing))) {
+		learnFrom(plan.get(), now);
+		if (plan.get().plan().learning().isEmpty()
+				|| this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
+			return;
+		}
+		if (now.isBefore(this.lastTrigger.plus(currentSpacing()))) {
 			return;
 		}
 		Set<TaskId> learners = plan.get().plan().learning().keySet();
@@ -82,16 +113,57 @@ final class LearnerWatcher {
 		Map<TaskId, Long> lags = this.localLags.get();
 		Set<TaskId> ready = learners.stream()
 			.filter((task) -> !readyInPlan.contains(task))
-			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
+			.filter((task) -> lags.containsKey(task)
+					&& lags.get(task) + this.leaderAhead.getOrDefault(task, 0L) <= this.readyLag)
 			.collect(Collectors.toSet());
 		boolean fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
 				: !ready.isEmpty() && ready.size() + readyInPlan.size() == learners.size();
 		if (fire) {
 			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
-			this.trigger.request("incremental-rebalance: learners ready " + ready);
+			this.trigger.request(RebalanceCause.LEARNERS_READY, "incremental-rebalance: learners ready " + ready);
 			this.triggeredFor = OptionalInt.of(plan.get().generation());
 			this.lastTrigger = now;
+			this.asked = ready.stream().collect(Collectors.toMap((task) -> task, lags::get));
 		}
+	}
+
+	/**
+	 * Read the plan that answers the last ask, once one does: it promoted the learners asked for, or shows how far
+	 * the leader's view is behind this member's.
+	 */
+	private void learnFrom(PlanRecord plan, Instant now) {
+		if (!this.leaderAhead.isEmpty() && !now.isBefore(this.lastTrigger.plus(this.longestSpacing))) {
+			this.leaderAhead.clear();
+		}
+		if (this.asked.isEmpty() || this.triggeredFor.isEmpty()
+				|| plan.generation() <= this.triggeredFor.getAsInt()) {
+			return;
+		}
+		Map<TaskId, Learner> learning = plan.plan().learning();
+		Map<TaskId, Long> behind = new HashMap<>();
+		this.asked.forEach((task, ownLag) -> {
+			Learner learner = learning.get(task);
+			if (learner != null && !learner.ready()) {
+				behind.put(task, Math.max(0, learner.lag() - ownLag));
+			}
+		});
+		this.asked = Map.of();
+		if (behind.isEmpty()) {
+			this.unanswered = 0;
+			this.leaderAhead.clear();
+			return;
+		}
+		this.unanswered++;
+		this.leaderAhead.putAll(behind);
+		logger.info("The plan of generation {} shows learners {} not ready: the leader read their lag higher than this "
+				+ "member did, by {} (its changelog is written about as fast as it restores). Asking again once this "
+				+ "member's lag is that much lower, at most every {}", plan.generation(), behind.keySet(), behind,
+				currentSpacing());
+	}
+
+	private Duration currentSpacing() {
+		Duration grown = this.spacing.multipliedBy(1L << Math.min(this.unanswered, 20));
+		return (grown.compareTo(this.longestSpacing) > 0) ? this.longestSpacing : grown;
 	}
 
 }

@@ -89,7 +89,7 @@ final class LeaveAcknowledgement {
 					: "no plan has acknowledged it");
 		}
 		if (!now.isBefore(this.nextRetry)) {
-			trigger.request("incremental-rebalance: " + this.instanceId + " is leaving (retry)");
+			trigger.request(RebalanceCause.LEAVE, "incremental-rebalance: " + this.instanceId + " is leaving (retry)");
 			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
 					: this.retry.multipliedBy(2);
 			this.nextRetry = now.plus(this.retry);

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.member;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -97,6 +98,7 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 			consumerConfig.put(LEAVE_GROUP_ON_CLOSE_CONFIG, true);
 		}
 		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
+		this.rebalanceTrigger.spaceOwnRounds(LearnerConfig.heartbeatInterval(config));
 		return new MemberConsumer(delegate().getConsumer(consumerConfig), this.rebalanceTrigger, this.leaveOnClose,
 				staticMember, this.membership);
 	}

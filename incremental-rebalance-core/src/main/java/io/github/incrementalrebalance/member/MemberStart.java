@@ -59,7 +59,7 @@ final class MemberStart {
 		RebalanceTrigger trigger = this.clients.rebalanceTrigger();
 		this.watcher = new LearnerWatcher(this.identity, context.reader(), this.tasks.lags(), trigger, acceptableLag,
 				config.learnerRebalance(), LearnerConfig.heartbeatInterval(context.streamsConfig()).multipliedBy(2),
-				context.clocks().elapsed());
+				config.learnerProbeInterval(), context.clocks().elapsed());
 		this.progress = new LearnerProgressReporter(this.identity, context.writer(),
 				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clocks());
 		this.drain = new Drain(this.identity, context.reader(), context.writer(), trigger, this.clients.leaveOnClose(),

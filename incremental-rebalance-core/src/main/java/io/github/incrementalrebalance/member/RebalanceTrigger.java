@@ -1,13 +1,16 @@
 package io.github.incrementalrebalance.member;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Lets any thread ask for a rebalance of the group. Kafka Streams 4.1 has no public call for it, and a consumer
@@ -28,6 +31,10 @@ import java.util.function.IntConsumer;
  * watcher asks once per plan, a leave retries until a plan acknowledges it). Enforced at once, such a request would
  * start another rebalance right after this one, which every member pays for, and which holds a member that is just
  * closing after its hand-over until it left.
+ * <p>
+ * This instance's own rounds are spaced by the group's heartbeat interval ({@link #spaceOwnRounds}): a request made
+ * sooner after the last one it enforced waits, merged with any that follow, so no cause can storm the group faster
+ * than its members heartbeat. Every round it enforces or joins by itself is counted by {@link RebalanceCause}.
  */
 public final class RebalanceTrigger {
 
@@ -47,16 +54,65 @@ public final class RebalanceTrigger {
 
 	private final List<IntConsumer> generationListeners = new CopyOnWriteArrayList<>();
 
+	private final Map<RebalanceCause, AtomicLong> rounds = new EnumMap<>(RebalanceCause.class);
+
+	private final LongSupplier nanos;
+
 	/** When this instance last joined a rebalance that has not completed yet; 0 when none is in flight. */
 	private volatile long joiningSince;
 
+	/** When this instance last enforced a rebalance of its own; 0 before the first. */
+	private volatile long lastOwnRound;
+
+	private volatile long ownRoundSpacing;
+
+	public RebalanceTrigger() {
+		this(System::nanoTime);
+	}
+
 	/**
-	 * Ask for a rebalance; returns at once.
+	 * @param nanos elapsed time, in nanoseconds
+	 */
+	RebalanceTrigger(LongSupplier nanos) {
+		this.nanos = nanos;
+		for (RebalanceCause cause : RebalanceCause.values()) {
+			this.rounds.put(cause, new AtomicLong());
+		}
+	}
+
+	/**
+	 * Ask for a rebalance for the application's own reasons; returns at once.
 	 * @param reason why, sent to the group coordinator and logged by it
 	 */
 	public void request(String reason) {
+		request(RebalanceCause.APPLICATION, reason);
+	}
+
+	/**
+	 * Ask for a rebalance; returns at once.
+	 * @param cause why, as the meters count it
+	 * @param reason why, sent to the group coordinator and logged by it
+	 */
+	void request(RebalanceCause cause, String reason) {
 		this.requested.incrementAndGet();
-		this.pending.set(new Request(reason, true, Integer.MAX_VALUE));
+		this.pending.set(new Request(reason, cause, true, Integer.MAX_VALUE));
+	}
+
+	/**
+	 * Space this instance's own rounds: the first main consumer made sets it from the group's heartbeat interval.
+	 * @param spacing the least time between two rebalances this instance enforces for its own reasons
+	 */
+	void spaceOwnRounds(Duration spacing) {
+		this.ownRoundSpacing = spacing.toNanos();
+	}
+
+	/**
+	 * How many rebalances this instance enforced or joined by itself for one cause.
+	 * @param cause the cause
+	 * @return the number of rounds
+	 */
+	public long rounds(RebalanceCause cause) {
+		return this.rounds.get(cause).get();
 	}
 
 	/**
@@ -69,7 +125,7 @@ public final class RebalanceTrigger {
 	 * @param generation the last generation the asking member had completed
 	 */
 	public void follow(String reason, int generation) {
-		this.pending.accumulateAndGet(new Request(reason, false, generation),
+		this.pending.accumulateAndGet(new Request(reason, RebalanceCause.FOLLOW, false, generation),
 				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting : next);
 	}
 
@@ -145,7 +201,7 @@ public final class RebalanceTrigger {
 	Request take() {
 		while (true) {
 			Request waiting = this.pending.get();
-			if (waiting == null || (waiting.announce() && joining())) {
+			if (waiting == null || (waiting.announce() && (joining() || tooSoon()))) {
 				return null;
 			}
 			if (this.pending.compareAndSet(waiting, null)) {
@@ -160,7 +216,12 @@ public final class RebalanceTrigger {
 	 */
 	private boolean joining() {
 		long since = this.joiningSince;
-		return since != 0 && System.nanoTime() - since < MAX_JOIN.toNanos();
+		return since != 0 && this.nanos.getAsLong() - since < MAX_JOIN.toNanos();
+	}
+
+	private boolean tooSoon() {
+		long last = this.lastOwnRound;
+		return last != 0 && this.nanos.getAsLong() - last < this.ownRoundSpacing;
 	}
 
 	/**
@@ -172,18 +233,22 @@ public final class RebalanceTrigger {
 	 * @param reason why, for the others' logs
 	 */
 	void joiningByItself(String reason) {
-		this.joiningSince = System.nanoTime() | 1;
+		this.joiningSince = this.nanos.getAsLong() | 1;
+		this.rounds.get(RebalanceCause.JOIN).incrementAndGet();
 		for (Consumer<String> listener : this.enforcementListeners) {
 			listener.accept(reason);
 		}
 	}
 
 	void enforced(Request request) {
-		this.joiningSince = System.nanoTime() | 1;
+		long now = this.nanos.getAsLong();
+		this.joiningSince = now | 1;
+		this.rounds.get(request.cause()).incrementAndGet();
 		if (!request.announce()) {
 			this.followed.incrementAndGet();
 			return;
 		}
+		this.lastOwnRound = now | 1;
 		this.enforced.incrementAndGet();
 		for (Consumer<String> listener : this.enforcementListeners) {
 			listener.accept(request.reason());
@@ -194,10 +259,11 @@ public final class RebalanceTrigger {
 	 * A rebalance asked for and not yet enforced.
 	 *
 	 * @param reason why
+	 * @param cause why, as the meters count it
 	 * @param announce whether the other members are to be asked to rejoin too
 	 * @param generation for a request followed, the last generation its asker had completed
 	 */
-	record Request(String reason, boolean announce, int generation) {
+	record Request(String reason, RebalanceCause cause, boolean announce, int generation) {
 	}
 
 }

@@ -2,6 +2,8 @@ package io.github.incrementalrebalance.member;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
 
 import io.github.incrementalrebalance.testkit.AssignorCalls;
 import io.github.incrementalrebalance.testkit.CountingTaskAssignor;
@@ -12,7 +14,9 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,6 +70,49 @@ class RebalanceTriggerIntegrationTests {
 			assertThat(trigger.isPending()).isFalse();
 			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.allRunning(a, b));
 		}
+	}
+
+	/**
+	 * A rebalance that moves nothing is counted where it is paid for: by the member that asked, under its cause, and
+	 * by the leader, as an assignment that changed nothing.
+	 */
+	@Test
+	void roundThatMovesNothingIsCountedByCauseAndAsAnUnchangedAssignment() {
+		String applicationId = "trigger-unchanged";
+		String input = applicationId + "-input";
+		String output = applicationId + "-output";
+		broker.createTopics(PARTITIONS, input, output);
+		GapMeter gapMeter = new GapMeter();
+		try (StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
+				this.stateRoot.resolve(applicationId), (name) -> CountingTopology.build(input, output, name, gapMeter))) {
+			StreamsInstance a = launcher.instance("a").memberRuntime().start();
+			StreamsInstance b = launcher.instance("b").memberRuntime().start();
+			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(a, b)
+					&& StreamsInstance.planSettled(a, b));
+			RebalanceTrigger trigger = b.runtime().rebalanceTrigger().orElseThrow();
+			long unchangedBefore = unchanged(a, b);
+			long assignmentsBefore = assignments(a, b);
+			Set<TaskId> activeBefore = StreamsInstance.activeTasksOf(a);
+			assertThat(assignmentsBefore).as("the rounds that placed the tasks changed them").isGreaterThan(unchangedBefore);
+
+			trigger.request("test asks for a rebalance");
+
+			await("the round asked for").atMost(Duration.ofSeconds(30))
+				.until(() -> assignments(a, b) > assignmentsBefore && StreamsInstance.allRunning(a, b));
+			assertThat(trigger.rounds(RebalanceCause.APPLICATION)).isEqualTo(1);
+			assertThat(unchanged(a, b)).as("the leader's count of rounds that moved nothing")
+				.isEqualTo(unchangedBefore + (assignments(a, b) - assignmentsBefore));
+			assertThat(StreamsInstance.activeTasksOf(a)).isEqualTo(activeBefore);
+		}
+	}
+
+	private static long unchanged(StreamsInstance... instances) {
+		return Arrays.stream(instances).mapToLong((member) -> member.runtime().assignorStatus().unchangedAssignments())
+			.sum();
+	}
+
+	private static long assignments(StreamsInstance... instances) {
+		return Arrays.stream(instances).mapToLong((member) -> member.runtime().assignorStatus().assignments()).sum();
 	}
 
 }

@@ -1,5 +1,8 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +64,43 @@ class RebalanceTriggerTests {
 
 		this.trigger.follow("learners ready [0_1] (c rejoins as b asked)", 6);
 		assertThat(this.trigger.take()).as("asked after generation 6: not answered yet").isNotNull();
+	}
+
+	/**
+	 * Own rounds are at least a heartbeat apart: a request sooner than that waits, merged with those that follow, and
+	 * is enforced once the heartbeat passed; rounds are counted by cause, a follow and a join of its own included.
+	 */
+	@Test
+	void ownRoundsAreSpacedByTheHeartbeatMergedWhileTheyWaitAndCountedByCause() {
+		AtomicLong nanos = new AtomicLong(1_000_000_000L);
+		RebalanceTrigger spaced = new RebalanceTrigger(nanos::get);
+		spaced.spaceOwnRounds(Duration.ofSeconds(3));
+
+		spaced.request(RebalanceCause.LEAVE, "b is leaving");
+		spaced.enforced(spaced.take());
+		spaced.generationCompleted(4);
+
+		nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+		spaced.request(RebalanceCause.LEARNERS_READY, "learners ready [0_1]");
+		spaced.request(RebalanceCause.LEARNERS_READY, "learners ready [0_1, 0_2]");
+		assertThat(spaced.take()).as("1 s after its last own round").isNull();
+		assertThat(spaced.isPending()).isTrue();
+
+		nanos.addAndGet(Duration.ofMillis(2_001).toNanos());
+		RebalanceTrigger.Request merged = spaced.take();
+		assertThat(merged).as("3 s after it").isNotNull();
+		assertThat(merged.reason()).isEqualTo("learners ready [0_1, 0_2]");
+		spaced.enforced(merged);
+		spaced.generationCompleted(5);
+
+		spaced.follow("c is leaving (a rejoins as c asked)", 5);
+		assertThat(spaced.take()).as("another member's round is joined at once").isNotNull();
+		spaced.joiningByItself("a new member joins the group");
+
+		assertThat(spaced.enforcedCount()).isEqualTo(2);
+		assertThat(spaced.rounds(RebalanceCause.LEAVE)).isEqualTo(1);
+		assertThat(spaced.rounds(RebalanceCause.LEARNERS_READY)).isEqualTo(1);
+		assertThat(spaced.rounds(RebalanceCause.JOIN)).isEqualTo(1);
 	}
 
 }
