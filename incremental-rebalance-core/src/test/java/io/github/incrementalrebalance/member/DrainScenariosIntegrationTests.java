@@ -351,16 +351,18 @@ class DrainScenariosIntegrationTests {
 			List<MemberState> states = new CopyOnWriteArrayList<>();
 			b.runtime().addStateListener(states::add);
 
-			b.runtime().leave(Optional.empty(), "test");
+			try (LogCapture log = LogCapture.of(ControlTopicWriter.class)) {
+				b.runtime().leave(Optional.empty(), "test");
 
-			await("b closed").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(states).doesNotContain(MemberState.DRAINED).contains(MemberState.LEFT_WITHOUT_LEARNERS);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
-					(outcome) -> assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.NO_LEARNER_PLAN));
-			await("the leader reports the plans it cannot publish").atMost(Duration.ofSeconds(30))
-				.until(() -> a.runtime().controlTopicProblem().isPresent());
-			assertThat(a.runtime().controlTopicProblem().orElseThrow())
-				.contains("the last plan could not be published to " + controlTopic);
+				await("b closed").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
+				assertThat(states).doesNotContain(MemberState.DRAINED).contains(MemberState.LEFT_WITHOUT_LEARNERS);
+				assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
+						(outcome) -> assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.NO_LEARNER_PLAN));
+				// the plan of a alone may fit again once b is gone: what the leader said while it did not is the point
+				await("the leader reports the plans it cannot publish").atMost(Duration.ofSeconds(45))
+					.until(() -> log.messages(Level.WARN).stream()
+						.anyMatch((warn) -> warn.contains("the last plan could not be published to " + controlTopic)));
+			}
 		}
 	}
 
