@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,7 +107,7 @@ final class ControlTopicProbe implements AutoCloseable {
 			report((ex.getCause() instanceof UnknownTopicOrPartitionException)
 					? "the topic does not exist (create it, or let incremental-rebalance create it at start with "
 							+ "incremental.rebalance.control.topic.create=true)"
-					: String.valueOf(ex.getCause()));
+					: why(ex.getCause()));
 		}
 		catch (TimeoutException ex) {
 			report("the cluster did not describe it within " + this.interval);
@@ -114,6 +115,19 @@ final class ControlTopicProbe implements AutoCloseable {
 		catch (RuntimeException ex) {
 			report(String.valueOf(ex));
 		}
+	}
+
+	/**
+	 * What a failure to read or describe the control topic means, in the words of its fix.
+	 * @param failure the failure
+	 * @return the failure, and for a missing ACL the permissions the application's principal needs
+	 */
+	static String why(Throwable failure) {
+		if (failure instanceof TopicAuthorizationException) {
+			return failure + ": the application's principal needs Read, Write and Describe on the topic (operators "
+					+ "need them too; and Create, unless the topic is made beforehand)";
+		}
+		return String.valueOf(failure);
 	}
 
 	private void report(String why) {

@@ -352,7 +352,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	private void report(RuntimeException ex) {
-		String now = "control topic " + this.partition.topic() + " cannot be read: " + ex;
+		String now = "control topic " + this.partition.topic() + " cannot be read: " + ControlTopicProbe.why(ex);
 		if (!now.equals(this.readProblem.getAndSet(now))) {
 			logger.warn("The {}; retrying with back-off, the last view is kept meanwhile", now);
 		}

@@ -34,7 +34,21 @@ public final class ExactCountVerifier {
 	 */
 	public static void assertExactCounts(String bootstrapServers, String outputTopic, Map<String, Long> expected,
 			Duration timeout) {
-		Mismatch mismatch = verify(bootstrapServers, outputTopic, expected, timeout);
+		assertExactCounts(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), outputTopic, expected,
+				timeout);
+	}
+
+	/**
+	 * Wait until the output shows exactly the expected count of every key.
+	 * @param clientConfig how to reach the broker: bootstrap, and security on a secured one
+	 * @param outputTopic the topology's output topic
+	 * @param expected records sent per key
+	 * @param timeout how long the topology may take to catch up
+	 */
+	public static void assertExactCounts(Map<String, Object> clientConfig, String outputTopic,
+			Map<String, Long> expected, Duration timeout) {
+		Mismatch mismatch = read(clientConfig, outputTopic, expected, timeout,
+				(tally) -> (tally.under() == 0 && tally.over() == 0) || tally.over() > 0);
 		if (!mismatch.wrong().isEmpty()) {
 			throw new AssertionError(mismatch.wrong().size() + " of " + expected.size() + " keys have wrong counts, "
 					+ "e.g. " + new TreeMap<>(mismatch.wrong()).entrySet().stream().limit(10).toList());
@@ -52,7 +66,7 @@ public final class ExactCountVerifier {
 	 */
 	public static Mismatch verify(String bootstrapServers, String outputTopic, Map<String, Long> expected,
 			Duration timeout) {
-		return read(bootstrapServers, outputTopic, expected, timeout,
+		return read(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), outputTopic, expected, timeout,
 				(tally) -> (tally.under() == 0 && tally.over() == 0) || tally.over() > 0);
 	}
 
@@ -67,18 +81,18 @@ public final class ExactCountVerifier {
 	 */
 	public static Mismatch verifyNoneLost(String bootstrapServers, String outputTopic, Map<String, Long> expected,
 			Duration timeout) {
-		return read(bootstrapServers, outputTopic, expected, timeout, (tally) -> tally.under() == 0);
+		return read(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), outputTopic, expected, timeout,
+				(tally) -> tally.under() == 0);
 	}
 
-	private static Mismatch read(String bootstrapServers, String outputTopic, Map<String, Long> expected,
+	private static Mismatch read(Map<String, Object> clientConfig, String outputTopic, Map<String, Long> expected,
 			Duration timeout, Predicate<Tally> done) {
 		Map<String, Long> latest = new HashMap<>();
-		try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(
-				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-						ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-						ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-						10_000),
-				new StringDeserializer(), new LongDeserializer())) {
+		Map<String, Object> config = new HashMap<>(clientConfig);
+		config.putAll(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+				ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000));
+		try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+				new LongDeserializer())) {
 			List<TopicPartition> partitions = consumer.partitionsFor(outputTopic).stream()
 				.map((info) -> new TopicPartition(info.topic(), info.partition()))
 				.toList();

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.testkit;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -9,15 +10,18 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -45,10 +49,18 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	private static KafkaBroker shared;
 
+	/** The ordinary principal of a secured broker, as Kafka's test kit defines it: allowed only what ACLs grant. */
+	public static final String USER = JaasUtils.KAFKA_PLAIN_USER1;
+
 	private final List<String> racks;
 
 	/** Whether this is the JVM's shared broker, which outlives each test class that uses it. */
 	private final boolean jvmWide;
+
+	private final SecurityProtocol protocol;
+
+	/** The stores of a broker with mutual TLS, made at its start. */
+	private TestCertificates certificates;
 
 	private KafkaClusterTestKit cluster;
 
@@ -58,12 +70,32 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * One broker without a rack.
 	 */
 	public KafkaBroker() {
-		this(List.of(), false);
+		this(List.of(), false, SecurityProtocol.PLAINTEXT);
 	}
 
-	private KafkaBroker(List<String> racks, boolean jvmWide) {
+	private KafkaBroker(List<String> racks, boolean jvmWide, SecurityProtocol protocol) {
 		this.racks = List.copyOf(racks);
 		this.jvmWide = jvmWide;
+		this.protocol = protocol;
+	}
+
+	/**
+	 * One broker as a secured production cluster runs: clients authenticate with SASL/PLAIN, and Kafka's standard
+	 * authorizer allows a principal only what ACLs grant ({@link #admin()} is its super user; {@link #USER} an
+	 * ordinary principal, see {@link #userClientConfig()}).
+	 * @return the broker, not started
+	 */
+	public static KafkaBroker withSaslAndAcls() {
+		return new KafkaBroker(List.of(), false, SecurityProtocol.SASL_PLAINTEXT);
+	}
+
+	/**
+	 * One broker whose clients connect over TLS and must present a certificate the broker trusts; its key and trust
+	 * stores are made at its start ({@link #userClientConfig()} holds the client's).
+	 * @return the broker, not started
+	 */
+	public static KafkaBroker withMutualTls() {
+		return new KafkaBroker(List.of(), false, SecurityProtocol.SSL);
 	}
 
 	/**
@@ -75,7 +107,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 		if (shared == null) {
 			// never closed: it goes with the test JVM, whose exit a controlled shutdown of the broker (seconds, with
 			// clients still connected) would only hold up past surefire's exit timeout
-			shared = new KafkaBroker(List.of(), true);
+			shared = new KafkaBroker(List.of(), true, SecurityProtocol.PLAINTEXT);
 		}
 		return shared;
 	}
@@ -87,7 +119,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return the brokers, not started
 	 */
 	public static KafkaBroker inRacks(String... racks) {
-		return new KafkaBroker(List.of(racks), false);
+		return new KafkaBroker(List.of(racks), false, SecurityProtocol.PLAINTEXT);
 	}
 
 	@Override
@@ -121,13 +153,24 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			for (int broker = 0; broker < this.racks.size(); broker++) {
 				perBroker.put(broker, Map.of("broker.rack", this.racks.get(broker)));
 			}
+			boolean saslPlaintext = this.protocol == SecurityProtocol.SASL_PLAINTEXT;
 			KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
 				.setCombined(true)
 				.setNumBrokerNodes(Math.max(1, this.racks.size()))
 				.setNumControllerNodes(1)
 				.setPerServerProperties(perBroker)
+				.setBrokerSecurityProtocol(saslPlaintext ? SecurityProtocol.SASL_PLAINTEXT : SecurityProtocol.PLAINTEXT)
+				.setControllerSecurityProtocol(saslPlaintext ? SecurityProtocol.SASL_PLAINTEXT
+						: SecurityProtocol.PLAINTEXT)
 				.build());
 			BROKER_CONFIG.forEach(builder::setConfigProp);
+			if (this.protocol == SecurityProtocol.SSL) {
+				// Kafka's test kit makes listeners of its own for PLAINTEXT and SASL_PLAINTEXT only, and takes
+				// the protocol map as given: its client listener is made to speak TLS here
+				this.certificates = TestCertificates.create(Files.createTempDirectory("broker-tls"));
+				this.certificates.brokerConfig().forEach(builder::setConfigProp);
+				builder.setConfigProp("listener.security.protocol.map", "EXTERNAL:SSL,CONTROLLER:PLAINTEXT");
+			}
 			this.cluster = builder.build();
 			this.cluster.format();
 			this.cluster.startup();
@@ -140,8 +183,46 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 		catch (Exception ex) {
 			throw new IllegalStateException("Could not start the in-process Kafka broker", ex);
 		}
-		this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+		this.admin = Admin.create(superUserClientConfig());
 		return this;
+	}
+
+	/**
+	 * The settings a client of {@link #USER} needs on this broker (with mutual TLS, of the test's client certificate),
+	 * bootstrap included.
+	 * @return the settings
+	 */
+	public Map<String, Object> userClientConfig() {
+		if (this.protocol == SecurityProtocol.SSL) {
+			Map<String, Object> config = new HashMap<>(this.certificates.clientConfig());
+			config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+			return config;
+		}
+		if (this.protocol != SecurityProtocol.SASL_PLAINTEXT) {
+			throw new IllegalStateException("a broker without security has no users");
+		}
+		return plainClientConfig(USER, JaasUtils.KAFKA_PLAIN_USER1_PASSWORD);
+	}
+
+	private Map<String, Object> plainClientConfig(String user, String password) {
+		return Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+				CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, this.protocol.name,
+				SaslConfigs.SASL_MECHANISM, "PLAIN",
+				SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+						+ "username=\"" + user + "\" password=\"" + password + "\";");
+	}
+
+	/**
+	 * The settings of this broker's super user (with mutual TLS, any client it trusts), bootstrap included: what
+	 * {@link #admin()} runs with.
+	 * @return the settings
+	 */
+	public Map<String, Object> superUserClientConfig() {
+		return switch (this.protocol) {
+			case SSL -> userClientConfig();
+			case SASL_PLAINTEXT -> plainClientConfig(JaasUtils.KAFKA_PLAIN_ADMIN, JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD);
+			default -> Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+		};
 	}
 
 	@Override
@@ -159,6 +240,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			}
 			this.cluster = null;
 		}
+	}
+
+	/**
+	 * The stores of a broker with mutual TLS.
+	 * @return the certificates its clients use
+	 */
+	public TestCertificates certificates() {
+		if (this.certificates == null) {
+			throw new IllegalStateException("only a started broker with mutual TLS has certificates");
+		}
+		return this.certificates;
 	}
 
 	public String bootstrapServers() {

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.testkit;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -36,11 +37,19 @@ public final class TrackingProducer implements AutoCloseable {
 	private volatile Thread updates;
 
 	public TrackingProducer(String bootstrapServers, String topic) {
+		this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), topic);
+	}
+
+	/**
+	 * @param clientConfig how to reach the broker: bootstrap, and security on a secured one
+	 * @param topic the input topic
+	 */
+	public TrackingProducer(Map<String, Object> clientConfig, String topic) {
 		this.topic = topic;
-		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-				ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-				ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024),
-				new StringSerializer(), new StringSerializer());
+		Map<String, Object> config = new HashMap<>(clientConfig);
+		config.putAll(Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+				ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024));
+		this.producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
 	}
 
 	/**

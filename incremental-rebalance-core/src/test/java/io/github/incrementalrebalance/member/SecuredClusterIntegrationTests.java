@@ -1,0 +1,176 @@
+package io.github.incrementalrebalance.member;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A secured cluster: clients authenticate with SASL/PLAIN and Kafka's standard authorizer allows the application's
+ * principal only what ACLs grant. On the control topic it is granted exactly what the README's Security section
+ * documents, read from the README itself; the rest is what any Kafka Streams application needs.
+ */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
+class SecuredClusterIntegrationTests {
+
+	private static final String APPLICATION = "secured";
+
+	private static final int PARTITIONS = 4;
+
+	private static final Path README = Path.of("..", "README.md");
+
+	@RegisterExtension
+	static final KafkaBroker broker = KafkaBroker.withSaslAndAcls();
+
+	@TempDir
+	Path stateRoot;
+
+	/**
+	 * With the README's ACLs a leave drains through learners; with the control topic's ACLs removed the members say
+	 * which permissions they lack, a leave is refused as the control topic unavailable, the application keeps
+	 * counting every record exactly, and a member that closes still leaves the group at once.
+	 */
+	@Test
+	void drainsWithTheReadmesAclsAndWithoutThemSaysWhatIsMissingAndKeepsProcessing() throws Exception {
+		String input = APPLICATION + "-input";
+		String output = APPLICATION + "-output";
+		String controlTopic = APPLICATION + "-rebalance-control";
+		broker.createTopics(PARTITIONS, input, output);
+		// "and Create, unless you create it": created here, so the README's lines are all the control topic gets
+		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
+		grantStreamsAcls(input, output);
+		List<AclBinding> readmeAcls = readmeControlTopicAcls();
+		assertThat(readmeAcls).extracting((acl) -> acl.entry().operation())
+			.containsExactlyInAnyOrder(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+		broker.admin().createAcls(readmeAcls).all().get();
+
+		GapMeter gapMeter = new GapMeter();
+		TrackingProducer producer = new TrackingProducer(broker.superUserClientConfig(), input);
+		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), APPLICATION,
+				this.stateRoot.resolve(APPLICATION), (name) -> CountingTopology.build(input, output, name, gapMeter));
+		broker.userClientConfig().forEach(launcher::property);
+		try (launcher; producer) {
+			StreamsInstance a = launcher.instance("a").memberRuntime().start();
+			StreamsInstance b = launcher.instance("b").memberRuntime().start();
+			StreamsInstance c = launcher.instance("c").memberRuntime().start();
+			await("the group runs every task with its plan").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a, b, c) && StreamsInstance.planSettled(a, b, c)
+						&& StreamsInstance.activeTasksOf(a, b, c).size() == PARTITIONS);
+			assertThat(a.runtime().controlTopicProblem()).isEmpty();
+			producer.load(PARTITIONS, 200, 1);
+
+			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
+			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+				assertThat(outcome.tasksMovedCold()).isZero();
+			});
+			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
+
+			broker.admin().deleteAcls(List.of(new AclBindingFilter(
+					new ResourcePatternFilter(ResourceType.TOPIC, controlTopic, PatternType.LITERAL),
+					AccessControlEntryFilter.ANY))).all().get();
+
+			await("the members say what they lack").atMost(Duration.ofSeconds(45))
+				.until(() -> a.runtime().controlTopicProblem().isPresent());
+			assertThat(a.runtime().controlTopicProblem().orElseThrow()).contains(controlTopic)
+				.contains("TopicAuthorizationException")
+				.contains("needs Read, Write and Describe on the topic");
+			assertThatExceptionOfType(LeaveRefusedException.class)
+				.isThrownBy(() -> a.runtime().leave(Optional.empty(), "test"))
+				.satisfies((refused) -> assertThat(refused.reason())
+					.isEqualTo(LeaveRefusedException.Reason.CONTROL_TOPIC_UNAVAILABLE));
+			assertThat(a.runtime().state()).isEqualTo(MemberState.STABLE);
+
+			producer.load(PARTITIONS, 200, 1);
+			ExactCountVerifier.assertExactCounts(broker.superUserClientConfig(), output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(1));
+
+			a.close();
+			await("a left the group as it closed, long before its session timeout").atMost(Duration.ofSeconds(4))
+				.until(() -> broker.groupMembers(APPLICATION).size() == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.activeTasksOf(c).size() == PARTITIONS);
+		}
+	}
+
+	/**
+	 * What any Kafka Streams application with exactly these topics needs: its input, its output, its changelogs (a
+	 * prefix that leaves the control topic out), its group.
+	 */
+	private static void grantStreamsAcls(String input, String output) throws InterruptedException, ExecutionException {
+		List<AclBinding> acls = new ArrayList<>();
+		acls.add(allow(ResourceType.TOPIC, input, PatternType.LITERAL, AclOperation.READ));
+		acls.add(allow(ResourceType.TOPIC, input, PatternType.LITERAL, AclOperation.DESCRIBE));
+		acls.add(allow(ResourceType.TOPIC, output, PatternType.LITERAL, AclOperation.WRITE));
+		acls.add(allow(ResourceType.TOPIC, output, PatternType.LITERAL, AclOperation.DESCRIBE));
+		acls.add(allow(ResourceType.TOPIC, APPLICATION + "-" + CountingTopology.STORE, PatternType.PREFIXED,
+				AclOperation.ALL));
+		acls.add(allow(ResourceType.GROUP, APPLICATION, PatternType.LITERAL, AclOperation.READ));
+		acls.add(allow(ResourceType.GROUP, APPLICATION, PatternType.LITERAL, AclOperation.DESCRIBE));
+		broker.admin().createAcls(acls).all().get();
+	}
+
+	/**
+	 * The README's {@code kafka-acls.sh} line for the application's principal ({@code User:orders}, on
+	 * {@code orders-rebalance-control}), as bindings for this application and the broker's user.
+	 */
+	private static List<AclBinding> readmeControlTopicAcls() throws IOException {
+		String readme = Files.readString(README);
+		Matcher command = Pattern.compile("kafka-acls\\.sh [^\\n]*--allow-principal User:orders \\\\\\n([^\\n]*)")
+			.matcher(readme);
+		assertThat(command.find()).as("the README's ACL line for the application's principal").isTrue();
+		String options = command.group(1);
+		Matcher topic = Pattern.compile("--topic (\\S+)").matcher(options);
+		assertThat(topic.find()).isTrue();
+		assertThat(topic.group(1)).isEqualTo("orders-rebalance-control");
+		List<AclBinding> acls = new ArrayList<>();
+		Matcher operation = Pattern.compile("--operation (\\w+)").matcher(options);
+		while (operation.find()) {
+			acls.add(allow(ResourceType.TOPIC, APPLICATION + "-rebalance-control", PatternType.LITERAL,
+					AclOperation.fromString(operation.group(1))));
+		}
+		return acls;
+	}
+
+	private static AclBinding allow(ResourceType type, String name, PatternType pattern, AclOperation operation) {
+		return new AclBinding(new ResourcePattern(type, name, pattern),
+				new AccessControlEntry("User:" + KafkaBroker.USER, "*", operation, AclPermissionType.ALLOW));
+	}
+
+}
