@@ -95,7 +95,9 @@ public final class RebalanceTrigger {
 	 */
 	void request(RebalanceCause cause, String reason) {
 		this.requested.incrementAndGet();
-		this.pending.set(new Request(reason, cause, true, Integer.MAX_VALUE));
+		this.pending.accumulateAndGet(new Request(reason, cause, true, Integer.MAX_VALUE, false),
+				(waiting, next) -> (waiting != null && (!waiting.announce() || waiting.othersRound()))
+						? next.joiningOthers() : next);
 	}
 
 	/**
@@ -125,8 +127,8 @@ public final class RebalanceTrigger {
 	 * @param generation the last generation the asking member had completed
 	 */
 	public void follow(String reason, int generation) {
-		this.pending.accumulateAndGet(new Request(reason, RebalanceCause.FOLLOW, false, generation),
-				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting : next);
+		this.pending.accumulateAndGet(new Request(reason, RebalanceCause.FOLLOW, false, generation, false),
+				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting.joiningOthers() : next);
 	}
 
 	/**
@@ -201,7 +203,8 @@ public final class RebalanceTrigger {
 	Request take() {
 		while (true) {
 			Request waiting = this.pending.get();
-			if (waiting == null || (waiting.announce() && (joining() || tooSoon()))) {
+			// another member's round is joined at once, even with an own request of this instance riding along
+			if (waiting == null || (waiting.announce() && (joining() || (tooSoon() && !waiting.othersRound())))) {
 				return null;
 			}
 			if (this.pending.compareAndSet(waiting, null)) {
@@ -262,8 +265,14 @@ public final class RebalanceTrigger {
 	 * @param cause why, as the meters count it
 	 * @param announce whether the other members are to be asked to rejoin too
 	 * @param generation for a request followed, the last generation its asker had completed
+	 * @param othersRound whether another member asked for a round meanwhile, which this own request joins
 	 */
-	record Request(String reason, RebalanceCause cause, boolean announce, int generation) {
+	record Request(String reason, RebalanceCause cause, boolean announce, int generation, boolean othersRound) {
+
+		Request joiningOthers() {
+			return new Request(this.reason, this.cause, this.announce, this.generation, true);
+		}
+
 	}
 
 }

@@ -103,4 +103,33 @@ class RebalanceTriggerTests {
 		assertThat(spaced.rounds(RebalanceCause.JOIN)).isEqualTo(1);
 	}
 
+	/**
+	 * An own request held back by the spacing does not hold back another member's round: asked to rejoin (a revoke's
+	 * second round of a hand-over), this instance joins at once, its own request riding along, whichever came first.
+	 */
+	@Test
+	void ownRequestHeldBackByTheSpacingJoinsAnotherMembersRoundAtOnce() {
+		AtomicLong nanos = new AtomicLong(1_000_000_000L);
+		RebalanceTrigger spaced = new RebalanceTrigger(nanos::get);
+		spaced.spaceOwnRounds(Duration.ofSeconds(5));
+		spaced.request(RebalanceCause.LEARNERS_READY, "learners ready [0_1]");
+		spaced.enforced(spaced.take());
+		spaced.generationCompleted(4);
+		nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+
+		spaced.request(RebalanceCause.LEARNERS_READY, "learners ready [0_2]");
+		assertThat(spaced.take()).as("held back by the spacing").isNull();
+		spaced.follow("0_1 revoked in generation 4 (a rejoins as b asked)", 4);
+		RebalanceTrigger.Request joined = spaced.take();
+		assertThat(joined).as("another member's round").isNotNull();
+		assertThat(joined.announce()).as("its own request rides along, announced").isTrue();
+		spaced.enforced(joined);
+		spaced.generationCompleted(5);
+
+		nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+		spaced.follow("0_2 revoked in generation 5 (a rejoins as b asked)", 5);
+		spaced.request(RebalanceCause.LEARNERS_READY, "learners ready [0_3]");
+		assertThat(spaced.take()).as("asked to rejoin first, its own request after").isNotNull();
+	}
+
 }
