@@ -46,7 +46,7 @@ class LearnerScaleUpIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = (int) (100 * ACCEPTABLE_LAG);
+	private static final int KEYS_PER_TASK = (int) (50 * ACCEPTABLE_LAG);
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();

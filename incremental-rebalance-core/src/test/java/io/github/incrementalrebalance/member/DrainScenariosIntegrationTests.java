@@ -59,7 +59,7 @@ class DrainScenariosIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = 20_000;
+	private static final int KEYS_PER_TASK = 10_000;
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();
@@ -71,7 +71,7 @@ class DrainScenariosIntegrationTests {
 	void eagerMovesTheFastTaskWhileTheSlowLearnerStillWarms() {
 		Group group = new Group("eager", "eager");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = throttles(1_000);
+			Map<String, RestoreThrottle> throttles = throttles(500);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
 			Roles roles = Roles.of(members, throttles);
@@ -107,7 +107,7 @@ class DrainScenariosIntegrationTests {
 	void conservativeMovesBothTasksTogetherThroughTheHandOver() {
 		Group group = new Group("conservative", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = throttles(1_000);
+			Map<String, RestoreThrottle> throttles = throttles(500);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
 			Roles roles = Roles.of(members, throttles);
@@ -148,9 +148,9 @@ class DrainScenariosIntegrationTests {
 	void cancelledLeaveKeepsTheTasksAndDropsTheLearners() {
 		Group group = new Group("cancel", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.of(500));
-			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.of(500));
-			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.of(500));
+			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.of(250));
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.of(250));
+			StreamsInstance c = group.member(launcher, "c", RestoreThrottle.of(250));
 			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 
@@ -172,7 +172,7 @@ class DrainScenariosIntegrationTests {
 	void leaveWhoseLearnersCannotFinishInTimeEndsAtItsDeadline() {
 		Group group = new Group("deadline", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = throttles(200);
+			Map<String, RestoreThrottle> throttles = throttles(100);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			StreamsInstance a = members.get(0);
 			StreamsInstance b = members.get(1);
@@ -401,7 +401,7 @@ class DrainScenariosIntegrationTests {
 					.property(LearnerConfig.LEAVE_RECORD_RETENTION_MS_CONFIG, 1_000L);
 				LogCapture drainLog = LogCapture.of(Drain.class)) {
 			// the learners need about 8 s: eight times the retention of a leave record whose member is gone
-			Map<String, RestoreThrottle> throttles = throttles(2_500);
+			Map<String, RestoreThrottle> throttles = throttles(1_250);
 			List<StreamsInstance> members = group.members(launcher, throttles);
 			StreamsInstance a = members.get(0);
 			StreamsInstance b = members.get(1);

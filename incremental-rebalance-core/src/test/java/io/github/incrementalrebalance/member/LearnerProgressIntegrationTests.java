@@ -52,9 +52,9 @@ class LearnerProgressIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = 20_000;
+	private static final int KEYS_PER_TASK = 10_000;
 
-	private static final long RESTORE_RATE = 2_500;
+	private static final long RESTORE_RATE = 1_250;
 
 	private static final Duration INTERVAL = Duration.ofSeconds(1);
 

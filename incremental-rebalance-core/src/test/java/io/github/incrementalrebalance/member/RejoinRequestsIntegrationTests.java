@@ -39,9 +39,9 @@ class RejoinRequestsIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = 20_000;
+	private static final int KEYS_PER_TASK = 10_000;
 
-	private static final long RESTORE_RATE = 10_000;
+	private static final long RESTORE_RATE = 5_000;
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();

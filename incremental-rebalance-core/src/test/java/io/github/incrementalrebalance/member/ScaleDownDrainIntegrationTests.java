@@ -42,9 +42,9 @@ class ScaleDownDrainIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = (int) (100 * ACCEPTABLE_LAG);
+	private static final int KEYS_PER_TASK = (int) (50 * ACCEPTABLE_LAG);
 
-	private static final long RESTORE_RATE = 25_000;
+	private static final long RESTORE_RATE = 12_500;
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();

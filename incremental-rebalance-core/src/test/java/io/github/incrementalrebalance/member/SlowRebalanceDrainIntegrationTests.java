@@ -44,7 +44,7 @@ class SlowRebalanceDrainIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = 20_000;
+	private static final int KEYS_PER_TASK = 10_000;
 
 	private static final Duration SLOW_CALL = Duration.ofSeconds(15);
 
