@@ -23,6 +23,12 @@ import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentErro
  */
 public final class PlanPublisher implements PlanListener {
 
+	/**
+	 * The most characters of the decision the epoch record carries: every member reads that record, and a group of
+	 * tens of thousands of tasks would otherwise push it towards the topic's largest message.
+	 */
+	static final int SUMMARY_LIMIT = 4_000;
+
 	private final ControlTopicWriter writer;
 
 	private final ControlTopicReader reader;
@@ -100,7 +106,7 @@ public final class PlanPublisher implements PlanListener {
 			records.add(new PlanRecord(member, generation));
 		}
 		int replaces = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
-		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.explain(at),
+		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.summary(at, SUMMARY_LIMIT),
 				List.copyOf(plan.duplicateInstanceIds())));
 		this.writer.publishPlan(records, this.housekeeping.tombstones(plan, at));
 	}

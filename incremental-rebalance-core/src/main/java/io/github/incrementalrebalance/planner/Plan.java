@@ -54,6 +54,28 @@ public record Plan(SortedMap<ProcessId, MemberPlan> members, List<Move> moves, L
 	}
 
 	/**
+	 * The decision in one line, bounded: {@link #explain} while it is at most {@code limit} characters, else the same
+	 * in counts (moves, learners, waiting moves, members leaving), so that a record carrying it stays small however
+	 * large the group.
+	 * @param now the leader's clock, to give the follow-up as a delay
+	 * @param limit the most characters of the full line
+	 * @return the explanation, or its counts
+	 */
+	public String summary(Instant now, int limit) {
+		String line = explain(now);
+		if (line.length() <= limit) {
+			return line;
+		}
+		long learners = this.members.values().stream().mapToLong((member) -> member.learning().size()).sum();
+		long ready = this.members.values().stream().mapToLong((member) -> member.readyLearners().size()).sum();
+		long leaving = this.members.values().stream().filter(MemberPlan::leaving).count();
+		long handingOver = this.members.values().stream().filter((member) -> member.handOver().isPresent()).count();
+		return "moved " + this.moves.size() + " task(s); learners " + learners + " (" + ready + " ready); waiting "
+				+ this.waiting.size() + "; leaving " + leaving + " (" + handingOver + " handing over); "
+				+ this.members.size() + " member(s); in full in the leader's log (" + line.length() + " characters)";
+	}
+
+	/**
 	 * The decision in one line: what moved, which learners warm up, what waits and why, who hands over.
 	 * @param now the leader's clock, to give the follow-up as a delay
 	 * @return the explanation

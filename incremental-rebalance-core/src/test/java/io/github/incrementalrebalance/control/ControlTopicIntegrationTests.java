@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.Move;
 import io.github.incrementalrebalance.planner.Plan;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -67,6 +69,57 @@ class ControlTopicIntegrationTests {
 		ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "created-control");
 		Config config = broker.admin().describeConfigs(List.of(resource)).all().get().get(resource);
 		assertThat(config.get(TopicConfig.CLEANUP_POLICY_CONFIG).value()).isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
+		assertThat(config.get(TopicConfig.SEGMENT_MS_CONFIG).value()).as("a segment rolls hourly").isEqualTo("3600000");
+		assertThat(config.get(TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG).value()).isEqualTo("3600000");
+		assertThat(config.get(TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG).value()).isEqualTo("0.1");
+	}
+
+	/**
+	 * A control topic made by hand with Kafka's defaults and a delete policy: a start reads a week of history, and a
+	 * pending leave older than the retention goes. Said at start, with what to set; a topic made here says nothing.
+	 */
+	@Test
+	void existingTopicWhoseSettingsMakeReadsLongOrLoseRecordsIsNamedWithTheFix() {
+		broker.createTopics(1, Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "compact,delete"), "by-hand-control");
+		try (LogCapture log = LogCapture.of(ControlTopic.class)) {
+			ControlTopic.ensureExists(broker.admin(), "by-hand-control", -1, true, TIMEOUT);
+			ControlTopic.ensureExists(broker.admin(), "made-here-control", -1, true, TIMEOUT);
+			ControlTopic.ensureExists(broker.admin(), "made-here-control", -1, true, TIMEOUT);
+
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.startsWith("Control topic by-hand-control: ")
+				.contains("cleanup.policy=compact,delete deletes records older than retention.ms=604800000, a pending "
+						+ "leave among them")
+				.contains("segment.ms=604800000 and max.compaction.lag.ms=9223372036854775807 leave up to PT168H of "
+						+ "history uncompacted, which every start reads")
+				.endsWith("Set cleanup.policy=compact, segment.ms=3600000 and max.compaction.lag.ms=3600000 (what "
+						+ "incremental-rebalance creates it with)");
+		}
+	}
+
+	/**
+	 * The decision every member reads in the epoch record stays small in a group of 100 000 tasks: its counts, the
+	 * full line going to the leader's log only.
+	 */
+	@Test
+	void epochRecordOfAHundredThousandTaskPlanStaysSmall() {
+		List<Move> moves = new ArrayList<>();
+		MemberPlanBuilder learner = MemberPlanBuilder.plan("b", "b1");
+		for (int task = 0; task < 100_000; task++) {
+			moves.add(new Move(new TaskId(task / 1_000, task % 1_000), Optional.of("a"), "b", "balance", 0));
+			learner.learning((task / 1_000) + "_" + (task % 1_000), 5_000);
+		}
+		SortedMap<ProcessId, MemberPlan> members = new TreeMap<>(Map.of(new ProcessId(UUID.randomUUID()),
+				learner.build()));
+		Plan plan = new Plan(members, moves, List.of(), Optional.empty(), false, false, Set.of(), Set.of(), 0);
+		Instant now = Instant.now();
+
+		PlanEpoch epoch = new PlanEpoch(9, 8, "a", now, plan.summary(now, PlanPublisher.SUMMARY_LIMIT), List.of());
+
+		assertThat(plan.explain(now).length()).as("the full line").isGreaterThan(1_000_000);
+		assertThat(epoch.summary()).startsWith("moved 100000 task(s); learners 100000 (0 ready); waiting 0; leaving 0")
+			.endsWith("in full in the leader's log (" + plan.explain(now).length() + " characters)");
+		assertThat(ControlCodec.encodeValue(epoch).length).isLessThan(PlanPublisher.SUMMARY_LIMIT + 512);
 	}
 
 	@Test
