@@ -17,6 +17,7 @@ import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +45,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A secured cluster: clients authenticate with SASL/PLAIN and Kafka's standard authorizer allows the application's
  * principal only what ACLs grant. On the control topic it is granted exactly what the README's Security section
- * documents, read from the README itself; the rest is what any Kafka Streams application needs.
+ * documents, read from the README itself; the rest is what any Kafka Streams application needs. Taking the ACLs
+ * away is how a test cuts the control topic off while Kafka Streams keeps its own topics.
  */
 @Tag(TestTags.BROKER)
 @Tag(TestTags.CLIENT_LINE)
@@ -74,8 +77,8 @@ class SecuredClusterIntegrationTests {
 		broker.createTopics(PARTITIONS, input, output);
 		// "and Create, unless you create it": created here, so the README's lines are all the control topic gets
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
-		grantStreamsAcls(input, output);
-		List<AclBinding> readmeAcls = readmeControlTopicAcls();
+		grantStreamsAcls(APPLICATION, input, output);
+		List<AclBinding> readmeAcls = readmeControlTopicAcls(APPLICATION);
 		assertThat(readmeAcls).extracting((acl) -> acl.entry().operation())
 			.containsExactlyInAnyOrder(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
 		broker.admin().createAcls(readmeAcls).all().get();
@@ -130,19 +133,82 @@ class SecuredClusterIntegrationTests {
 	}
 
 	/**
+	 * The control topic cut off (its ACLs removed) while a drain that a plan already acknowledged waits for its
+	 * learners: the leaving member goes on leaving, without a deadline nothing forces it, and it says why it cannot
+	 * follow the drain; once the ACLs are back and the learners ready, it hands over through them.
+	 */
+	@Test
+	void controlTopicCutDuringAnAcknowledgedDrainWaitsSayingWhyAndDrainsOnceBack() throws Exception {
+		String application = "cut";
+		String input = application + "-input";
+		String output = application + "-output";
+		String controlTopic = application + "-rebalance-control";
+		broker.createTopics(PARTITIONS, input, output);
+		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
+		grantStreamsAcls(application, input, output);
+		List<AclBinding> controlAcls = readmeControlTopicAcls(application);
+		broker.admin().createAcls(controlAcls).all().get();
+		GapMeter gapMeter = new GapMeter();
+		RestoreThrottle held = RestoreThrottle.of(1);
+		TrackingProducer producer = new TrackingProducer(broker.superUserClientConfig(), input);
+		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), application,
+				this.stateRoot.resolve(application), (name) -> CountingTopology.build(input, output, name, gapMeter))
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, 100L);
+		broker.userClientConfig().forEach(launcher::property);
+		try (launcher; producer) {
+			StreamsInstance a = launcher.instance("a").restoreThrottle(held).memberRuntime().start();
+			StreamsInstance b = launcher.instance("b").memberRuntime().start();
+			await("the group runs every task with its plan").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a, b) && StreamsInstance.planSettled(a, b)
+						&& !b.activeTasks().isEmpty() && StreamsInstance.activeTasksOf(a, b).size() == PARTITIONS);
+			producer.load(PARTITIONS, 2_000, 1);
+			ExactCountVerifier.assertExactCounts(broker.superUserClientConfig(), output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(1));
+
+			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
+			await("a plan acknowledges the leave, a learns b's tasks").atMost(Duration.ofSeconds(30))
+				.until(() -> b.plan().map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty()).orElse(false));
+
+			broker.admin().deleteAcls(List.of(new AclBindingFilter(
+					new ResourcePatternFilter(ResourceType.TOPIC, controlTopic, PatternType.LITERAL),
+					AccessControlEntryFilter.ANY))).all().get();
+			await("the leaving member says why it cannot follow its drain").atMost(Duration.ofSeconds(45))
+				.until(() -> b.runtime().controlTopicProblem().isPresent());
+			assertThat(b.runtime().controlTopicProblem().orElseThrow())
+				.contains("needs Read, Write and Describe on the topic");
+			assertThat(b.runtime().state()).as("no deadline: nothing forces it").isEqualTo(MemberState.LEAVING);
+
+			broker.admin().createAcls(controlAcls).all().get();
+			await("the control topic read again").atMost(Duration.ofSeconds(45))
+				.until(() -> b.runtime().controlTopicProblem().isEmpty() && a.runtime().controlTopicProblem().isEmpty());
+			assertThat(b.runtime().state()).isEqualTo(MemberState.LEAVING);
+			held.release();
+
+			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
+			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+				assertThat(outcome.tasksMovedCold()).isZero();
+			});
+			ExactCountVerifier.assertExactCounts(broker.superUserClientConfig(), output, producer.acknowledgedCounts(),
+					Duration.ofMinutes(1));
+		}
+	}
+
+	/**
 	 * What any Kafka Streams application with exactly these topics needs: its input, its output, its changelogs (a
 	 * prefix that leaves the control topic out), its group.
 	 */
-	private static void grantStreamsAcls(String input, String output) throws InterruptedException, ExecutionException {
+	private static void grantStreamsAcls(String application, String input, String output)
+			throws InterruptedException, ExecutionException {
 		List<AclBinding> acls = new ArrayList<>();
 		acls.add(allow(ResourceType.TOPIC, input, PatternType.LITERAL, AclOperation.READ));
 		acls.add(allow(ResourceType.TOPIC, input, PatternType.LITERAL, AclOperation.DESCRIBE));
 		acls.add(allow(ResourceType.TOPIC, output, PatternType.LITERAL, AclOperation.WRITE));
 		acls.add(allow(ResourceType.TOPIC, output, PatternType.LITERAL, AclOperation.DESCRIBE));
-		acls.add(allow(ResourceType.TOPIC, APPLICATION + "-" + CountingTopology.STORE, PatternType.PREFIXED,
+		acls.add(allow(ResourceType.TOPIC, application + "-" + CountingTopology.STORE, PatternType.PREFIXED,
 				AclOperation.ALL));
-		acls.add(allow(ResourceType.GROUP, APPLICATION, PatternType.LITERAL, AclOperation.READ));
-		acls.add(allow(ResourceType.GROUP, APPLICATION, PatternType.LITERAL, AclOperation.DESCRIBE));
+		acls.add(allow(ResourceType.GROUP, application, PatternType.LITERAL, AclOperation.READ));
+		acls.add(allow(ResourceType.GROUP, application, PatternType.LITERAL, AclOperation.DESCRIBE));
 		broker.admin().createAcls(acls).all().get();
 	}
 
@@ -150,7 +216,7 @@ class SecuredClusterIntegrationTests {
 	 * The README's {@code kafka-acls.sh} line for the application's principal ({@code User:orders}, on
 	 * {@code orders-rebalance-control}), as bindings for this application and the broker's user.
 	 */
-	private static List<AclBinding> readmeControlTopicAcls() throws IOException {
+	private static List<AclBinding> readmeControlTopicAcls(String application) throws IOException {
 		String readme = Files.readString(README);
 		Matcher command = Pattern.compile("kafka-acls\\.sh [^\\n]*--allow-principal User:orders \\\\\\n([^\\n]*)")
 			.matcher(readme);
@@ -162,7 +228,7 @@ class SecuredClusterIntegrationTests {
 		List<AclBinding> acls = new ArrayList<>();
 		Matcher operation = Pattern.compile("--operation (\\w+)").matcher(options);
 		while (operation.find()) {
-			acls.add(allow(ResourceType.TOPIC, APPLICATION + "-rebalance-control", PatternType.LITERAL,
+			acls.add(allow(ResourceType.TOPIC, application + "-rebalance-control", PatternType.LITERAL,
 					AclOperation.fromString(operation.group(1))));
 		}
 		return acls;
