@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 
 /**
  * Shows the group: the last plan, each member's state, tasks and learners with their progress and ETA, and how the
- * latest leaves ended. With {@code --watch}, again every interval.
+ * latest leaves ended. With {@code --watch}, again every interval (as JSON, one document per line).
  */
 @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
 		description = { "Show the group: the last plan, each member with its tasks, its learners' "
@@ -36,7 +36,10 @@ final class ListCommand extends GroupCommand implements Callable<Integer> {
 			int printed = 0;
 			while (true) {
 				GroupReport report = GroupReport.read(this.connection.applicationId, session.reader(), Instant.now());
-				if (this.output.json()) {
+				if (this.output.json() && this.watch) {
+					Output.printJsonLine(out, report);
+				}
+				else if (this.output.json()) {
 					Output.printJson(out, report);
 				}
 				else {

@@ -12,11 +12,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * How a command prints what it did: a table for people, or one JSON document for scripts.
+ * How a command prints what it did: a table for people, or JSON for scripts (one document, or with {@code --watch}
+ * one per line).
  */
 final class Output {
 
 	private static final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+	private static final ObjectMapper lines = new ObjectMapper();
 
 	/**
 	 * The formats.
@@ -62,8 +65,21 @@ final class Output {
 	}
 
 	static void printJson(PrintWriter out, Object value) {
+		print(out, mapper, value);
+	}
+
+	/**
+	 * Print one JSON document on one line: what a script reading a stream of them (JSON lines) splits on.
+	 * @param out the output
+	 * @param value the document
+	 */
+	static void printJsonLine(PrintWriter out, Object value) {
+		print(out, lines, value);
+	}
+
+	private static void print(PrintWriter out, ObjectMapper writer, Object value) {
 		try {
-			out.println(mapper.writeValueAsString(value));
+			out.println(writer.writeValueAsString(value));
 		}
 		catch (JsonProcessingException ex) {
 			throw new IllegalStateException("cannot print " + value + " as JSON", ex);

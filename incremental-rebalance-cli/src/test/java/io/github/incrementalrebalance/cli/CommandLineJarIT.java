@@ -95,6 +95,10 @@ class CommandLineJarIT {
 						&& watched.out().matches("(?s).*\\bb\\s+\\S+\\s+LEAVING, 0/\\d ready, ETA \\d+s.*");
 			});
 			assertThat(b.runtime().state()).as("throttled: still learning").isEqualTo(MemberState.LEAVING);
+			Result stream = jar("list", "-o", "json", "--watch", "--interval", "1s", "--updates", "2");
+			assertThat(stream.status()).as(stream.err()).isZero();
+			assertThat(stream.out().lines().toList()).as("one JSON document per line").hasSize(2)
+				.allSatisfy((line) -> assertThat(new ObjectMapper().readTree(line).path("members").isArray()).isTrue());
 
 			Result cancel = jar("cancel", "--instance-id", "b", "-o", "json");
 			assertThat(cancel.status()).as(cancel.err()).isZero();
