@@ -149,8 +149,8 @@ public final class ControlTopic {
 			problems.add("cleanup.policy=" + policy + " deletes records older than retention.ms="
 					+ value(config, TopicConfig.RETENTION_MS_CONFIG) + ", a pending leave among them");
 		}
-		long segmentMs = Long.parseLong(value(config, TopicConfig.SEGMENT_MS_CONFIG));
-		long maxLag = Long.parseLong(value(config, TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG));
+		long segmentMs = millis(config, TopicConfig.SEGMENT_MS_CONFIG);
+		long maxLag = millis(config, TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG);
 		if (Math.min(segmentMs, maxLag) > COMPACTED_WITHIN.toMillis()) {
 			problems.add("segment.ms=" + segmentMs + " and max.compaction.lag.ms=" + maxLag + " leave up to "
 					+ Duration.ofMillis(Math.min(segmentMs, maxLag)) + " of history uncompacted, which every start reads");
@@ -161,6 +161,12 @@ public final class ControlTopic {
 					CREATED_WITH.get(TopicConfig.SEGMENT_MS_CONFIG),
 					CREATED_WITH.get(TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG));
 		}
+	}
+
+	/** A time setting as the broker reports it; one it does not report bounds nothing. */
+	private static long millis(Config config, String name) {
+		String value = value(config, name);
+		return value.isEmpty() ? Long.MAX_VALUE : Long.parseLong(value);
 	}
 
 	private static String value(Config config, String name) {
