@@ -40,7 +40,11 @@ public final class RebalanceTrigger {
 
 	private static final Duration MAX_JOIN = Duration.ofSeconds(30);
 
-	private final AtomicReference<Request> pending = new AtomicReference<>();
+	/** This instance's own request, waiting; announced when enforced. */
+	private final AtomicReference<Request> own = new AtomicReference<>();
+
+	/** Another member's round, waiting to be joined; never announced again. */
+	private final AtomicReference<Request> others = new AtomicReference<>();
 
 	private final AtomicLong requested = new AtomicLong();
 
@@ -95,9 +99,7 @@ public final class RebalanceTrigger {
 	 */
 	void request(RebalanceCause cause, String reason) {
 		this.requested.incrementAndGet();
-		this.pending.accumulateAndGet(new Request(reason, cause, true, Integer.MAX_VALUE, false),
-				(waiting, next) -> (waiting != null && (!waiting.announce() || waiting.othersRound()))
-						? next.joiningOthers() : next);
+		this.own.set(new Request(reason, cause, true, Integer.MAX_VALUE));
 	}
 
 	/**
@@ -119,16 +121,17 @@ public final class RebalanceTrigger {
 
 	/**
 	 * Rejoin because another member asked the group to; returns at once. Not announced again; a request of this
-	 * instance's own that waits is kept, with its announcement. Dropped when a main consumer of this instance
+	 * instance's own that waits rides along, with its announcement. Dropped when a main consumer of this instance
 	 * completes a later generation before one takes it: the rebalance asked for happened meanwhile, and this member
 	 * was in it (a consumer busy with its new tasks polls late), so joining again would only start another round,
-	 * which the others would join at their next heartbeat.
+	 * which the others would join at their next heartbeat. Completing the very generation the asker had completed
+	 * does not answer it: the asker is in the round after that one.
 	 * @param reason why, sent to the group coordinator and logged by it
 	 * @param generation the last generation the asking member had completed
 	 */
 	public void follow(String reason, int generation) {
-		this.pending.accumulateAndGet(new Request(reason, RebalanceCause.FOLLOW, false, generation, false),
-				(waiting, next) -> (waiting != null && waiting.announce()) ? waiting.joiningOthers() : next);
+		this.others.accumulateAndGet(new Request(reason, RebalanceCause.FOLLOW, false, generation),
+				(waiting, next) -> (waiting != null && waiting.generation() > next.generation()) ? waiting : next);
 	}
 
 	/**
@@ -136,7 +139,7 @@ public final class RebalanceTrigger {
 	 * @return true while no consumer has polled since the last request
 	 */
 	public boolean isPending() {
-		return this.pending.get() != null;
+		return this.own.get() != null || this.others.get() != null;
 	}
 
 	/**
@@ -193,7 +196,7 @@ public final class RebalanceTrigger {
 		this.generation.accumulateAndGet(generationId, Math::max);
 		if (this.joiningSince != 0) {
 			this.joiningSince = 0;
-			this.pending.getAndUpdate((waiting) -> (waiting != null && waiting.announce()) ? null : waiting);
+			this.own.set(null);
 		}
 		for (IntConsumer listener : this.generationListeners) {
 			listener.accept(generationId);
@@ -201,16 +204,20 @@ public final class RebalanceTrigger {
 	}
 
 	Request take() {
-		while (true) {
-			Request waiting = this.pending.get();
-			// another member's round is joined at once, even with an own request of this instance riding along
-			if (waiting == null || (waiting.announce() && (joining() || (tooSoon() && !waiting.othersRound())))) {
-				return null;
-			}
-			if (this.pending.compareAndSet(waiting, null)) {
-				return (waiting.announce() || waiting.generation() >= this.generation.get()) ? waiting : null;
-			}
+		Request round = this.others.getAndSet(null);
+		if (round != null && round.generation() < this.generation.get()) {
+			round = null;
 		}
+		if (round != null) {
+			// another member's round is joined at once, an own request of this instance riding along, announced
+			Request riding = this.own.getAndSet(null);
+			return (riding != null) ? new Request(round.reason() + "; " + riding.reason(), RebalanceCause.FOLLOW, true,
+					round.generation()) : round;
+		}
+		if (this.own.get() == null || joining() || tooSoon()) {
+			return null;
+		}
+		return this.own.getAndSet(null);
 	}
 
 	/**
@@ -247,8 +254,10 @@ public final class RebalanceTrigger {
 		long now = this.nanos.getAsLong();
 		this.joiningSince = now | 1;
 		this.rounds.get(request.cause()).incrementAndGet();
-		if (!request.announce()) {
+		if (request.cause() == RebalanceCause.FOLLOW) {
 			this.followed.incrementAndGet();
+		}
+		if (!request.announce()) {
 			return;
 		}
 		this.lastOwnRound = now | 1;
@@ -262,17 +271,12 @@ public final class RebalanceTrigger {
 	 * A rebalance asked for and not yet enforced.
 	 *
 	 * @param reason why
-	 * @param cause why, as the meters count it
+	 * @param cause why, as the meters count it: {@link RebalanceCause#FOLLOW} for another member's round, even with an
+	 * own request riding along
 	 * @param announce whether the other members are to be asked to rejoin too
 	 * @param generation for a request followed, the last generation its asker had completed
-	 * @param othersRound whether another member asked for a round meanwhile, which this own request joins
 	 */
-	record Request(String reason, RebalanceCause cause, boolean announce, int generation, boolean othersRound) {
-
-		Request joiningOthers() {
-			return new Request(this.reason, this.cause, this.announce, this.generation, true);
-		}
-
+	record Request(String reason, RebalanceCause cause, boolean announce, int generation) {
 	}
 
 }

@@ -67,6 +67,32 @@ class RebalanceTriggerTests {
 	}
 
 	/**
+	 * a's own request waits while the round of generation 5 is in flight; b, whose partitions that round revoked,
+	 * completes it first and asks the others to join the next one. Completing generation 5 drops a's own request (the
+	 * round read its cause) but not b's: b is in the round after 5, which a joins at once instead of at its next
+	 * heartbeat. (Merged into the own request, b's round was dropped with it, and an eager hand-over stalled a
+	 * heartbeat.)
+	 */
+	@Test
+	void anotherMembersRoundAskedDuringAnOwnJoinIsFollowedOnceTheSameGenerationCompletes() {
+		this.trigger.request(RebalanceCause.LEARNERS_READY, "learners ready [0_1]");
+		this.trigger.enforced(this.trigger.take());
+		this.trigger.request(RebalanceCause.LEARNERS_READY, "learners ready [0_2]");
+		assertThat(this.trigger.take()).as("held while its join is in flight").isNull();
+
+		this.trigger.follow("1 partition(s) revoked in generation 5 go to their new owners (a rejoins as b asked)", 5);
+		this.trigger.generationCompleted(5);
+
+		RebalanceTrigger.Request followed = this.trigger.take();
+		assertThat(followed).as("b's round after generation 5").isNotNull();
+		assertThat(followed.announce()).as("a's own request was answered by generation 5").isFalse();
+		this.trigger.enforced(followed);
+		assertThat(this.trigger.followedCount()).isOne();
+		assertThat(this.trigger.rounds(RebalanceCause.FOLLOW)).isOne();
+		assertThat(this.trigger.rounds(RebalanceCause.LEARNERS_READY)).isOne();
+	}
+
+	/**
 	 * Own rounds are at least a heartbeat apart: a request sooner than that waits, merged with those that follow, and
 	 * is enforced once the heartbeat passed; rounds are counted by cause, a follow and a join of its own included.
 	 */
@@ -124,6 +150,7 @@ class RebalanceTriggerTests {
 		assertThat(joined).as("another member's round").isNotNull();
 		assertThat(joined.announce()).as("its own request rides along, announced").isTrue();
 		spaced.enforced(joined);
+		assertThat(spaced.rounds(RebalanceCause.FOLLOW)).as("the round was another member's").isOne();
 		spaced.generationCompleted(5);
 
 		nanos.addAndGet(Duration.ofSeconds(1).toNanos());
