@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -34,12 +35,17 @@ import org.apache.kafka.streams.processor.TaskId;
 public final class ControlCodec {
 
 	/**
+	 * 3: a plan record's task sets and learner lags are packed ({@link PackedTasks}), a set with a named topology's task
+	 * excepted; sets written as arrays of task ids, as version 2 wrote them, are still read.
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
 	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
 	 * rejoin with {@code rejoin/<id>}, says which mode it runs in its plan ({@code mode}) and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
 	 * Version 1 is still read.
 	 */
-	static final int VERSION = 2;
+	static final int VERSION = 3;
+
+	/** The oldest version this reader reads. */
+	static final int OLDEST_READ = 2;
 
 	private static final ObjectMapper mapper = new ObjectMapper();
 
@@ -82,12 +88,11 @@ public final class ControlCodec {
 			MemberPlan plan = planRecord.plan();
 			node.put("incarnation", plan.incarnation());
 			node.put("generation", planRecord.generation());
-			tasks(node.putArray("active"), plan.active());
-			ObjectNode learning = node.putObject("learning");
-			plan.learning().values().forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
-			tasks(node.putArray("ready"), plan.readyLearners());
-			tasks(node.putArray("beingLearned"), plan.beingLearned());
-			tasks(node.putArray("standby"), plan.standby());
+			tasks(node, "active", plan.active());
+			learning(node, plan.learning().values());
+			tasks(node, "ready", plan.readyLearners());
+			tasks(node, "beingLearned", plan.beingLearned());
+			tasks(node, "standby", plan.standby());
 			node.put("leaving", plan.leaving());
 			plan.leaveId().ifPresent((leaveId) -> node.put("leave", leaveId));
 			plan.handOver().ifPresent((reason) -> node.put("handOver", reason.name()));
@@ -159,9 +164,9 @@ public final class ControlCodec {
 			throw new MalformedControlRecordException("value of '" + key + "' is not a JSON object");
 		}
 		int version = requiredLong(key, node, "v").intValue();
-		if (version < VERSION) {
+		if (version < OLDEST_READ) {
 			throw new MalformedControlRecordException("value of '" + key + "' has version " + version
-					+ ", which no release wrote: this reader reads version " + VERSION + " and later");
+					+ ", which no release wrote: this reader reads version " + OLDEST_READ + " and later");
 		}
 		if (leave) {
 			String start = key.substring(LeaveRecord.KEY_PREFIX.length());
@@ -189,15 +194,7 @@ public final class ControlCodec {
 		if (plan) {
 			String start = key.substring(PlanRecord.KEY_PREFIX.length());
 			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
-			Set<TaskId> ready = tasks(key, node, "ready");
-			SortedMap<TaskId, Learner> learning = new TreeMap<>();
-			JsonNode learners = node.get("learning");
-			if (learners != null && learners.isObject()) {
-				learners.fields().forEachRemaining((entry) -> {
-					TaskId task = task(key, "learning", entry.getKey());
-					learning.put(task, new Learner(task, entry.getValue().asLong(), ready.contains(task)));
-				});
-			}
+			SortedMap<TaskId, Learner> learning = learning(key, node, tasks(key, node, "ready"));
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
 				.map((name) -> handOverReason(key, name));
 			MemberPlan memberPlan = new MemberPlan(instanceId, requiredText(key, node, "incarnation"),
@@ -273,14 +270,74 @@ public final class ControlCodec {
 		values.forEach(array::add);
 	}
 
-	private static void tasks(ArrayNode array, Collection<TaskId> tasks) {
-		tasks.forEach((task) -> array.add(task.toString()));
+	private static void tasks(ObjectNode node, String field, Collection<TaskId> tasks) {
+		if (PackedTasks.canPack(tasks)) {
+			node.put(field, PackedTasks.pack(tasks));
+		}
+		else {
+			ArrayNode array = node.putArray(field);
+			tasks.forEach((task) -> array.add(task.toString()));
+		}
+	}
+
+	private static void learning(ObjectNode node, Collection<Learner> learners) {
+		List<TaskId> tasks = learners.stream().map(Learner::task).sorted().toList();
+		if (PackedTasks.canPack(tasks)) {
+			ObjectNode packed = node.putObject("learning");
+			packed.put("tasks", PackedTasks.pack(tasks));
+			packed.put("lags", PackedTasks.pack(learners.stream().sorted(Comparator.comparing(Learner::task))
+				.mapToLong(Learner::lag).toArray()));
+		}
+		else {
+			ObjectNode learning = node.putObject("learning");
+			learners.forEach((learner) -> learning.put(learner.task().toString(), learner.lag()));
+		}
 	}
 
 	private static SortedSet<TaskId> tasks(String key, JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		if (value != null && value.isTextual()) {
+			try {
+				return PackedTasks.unpackTasks(value.asText());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new MalformedControlRecordException("value of '" + key + "' has a '" + field + "' that "
+						+ ex.getMessage() + " (expected an array of task ids or " + PackedTasks.PREFIX
+						+ " and a packed task set)");
+			}
+		}
 		SortedSet<TaskId> tasks = new TreeSet<>();
 		strings(node, field).forEach((task) -> tasks.add(task(key, field, task)));
 		return tasks;
+	}
+
+	private static SortedMap<TaskId, Learner> learning(String key, JsonNode node, Set<TaskId> ready) {
+		SortedMap<TaskId, Learner> learning = new TreeMap<>();
+		JsonNode learners = node.get("learning");
+		if (learners == null || !learners.isObject()) {
+			return learning;
+		}
+		if (learners.path("tasks").isTextual()) {
+			SortedSet<TaskId> tasks = tasks(key, learners, "tasks");
+			long[] lags;
+			try {
+				lags = PackedTasks.unpackLags(learners.path("lags").asText(""), tasks.size());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new MalformedControlRecordException("value of '" + key + "' has learners' 'lags' that "
+						+ ex.getMessage() + " (expected " + PackedTasks.PREFIX + " and one packed lag per task)");
+			}
+			int i = 0;
+			for (TaskId task : tasks) {
+				learning.put(task, new Learner(task, lags[i++], ready.contains(task)));
+			}
+			return learning;
+		}
+		learners.fields().forEachRemaining((entry) -> {
+			TaskId task = task(key, "learning", entry.getKey());
+			learning.put(task, new Learner(task, entry.getValue().asLong(), ready.contains(task)));
+		});
+		return learning;
 	}
 
 	private static TaskId task(String key, String field, String task) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.Learner;
@@ -18,6 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class ControlCodecTests {
+
+	/** The broker's {@code message.max.bytes}, and so a new topic's {@code max.message.bytes}, unless set. */
+	private static final int DEFAULT_LARGEST_MESSAGE = 1_048_588;
 
 	private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
 
@@ -70,6 +74,9 @@ class ControlCodecTests {
 		assertThat(roundTrip(epoch)).isEqualTo(epoch);
 	}
 
+	/**
+	 * Version 2 wrote task sets as arrays of task ids; such a record still reads, and is written back packed.
+	 */
 	@Test
 	void aPlanReadsAsTheTypedPlanItWasWrittenFrom() {
 		String written = "{\"v\":2,\"incarnation\":\"k3j9\",\"generation\":12,\"active\":[\"0_1\",\"1_10\"],"
@@ -88,8 +95,55 @@ class ControlCodecTests {
 			.containsExactly(new TaskId(0, 2), new TaskId(0, 3), new TaskId(0, 4));
 		assertThat(plan.actsOn("l1")).isTrue();
 		assertThat(plan.handOver()).contains(HandOverReason.LEARNERS_READY);
-		assertThat(new String(ControlCodec.encodeValue(read), StandardCharsets.UTF_8))
-			.as("written back as it was read").isEqualTo(written);
+		String packed = new String(ControlCodec.encodeValue(read), StandardCharsets.UTF_8);
+		assertThat(packed).startsWith("{\"v\":3,").contains("\"active\":\"z1:", "\"learning\":{\"tasks\":\"z1:");
+		assertThat(ControlCodec.decode(read.key(), packed.getBytes(StandardCharsets.UTF_8))).contains(read);
+	}
+
+	/**
+	 * A member of a 100 000-task group of two: its half of the active tasks, the other half as standby tasks or
+	 * learners with their lags, each set scattered at random. Written as task ids, its task ids alone were most of the
+	 * topic's default largest message (1 MB), the lags passing it; packed, the whole record is a small part of it.
+	 */
+	@Test
+	void aPlanOfHalfOfAHundredThousandScatteredTasksStaysFarBelowTheLargestMessage() {
+		Random random = new Random(42);
+		MemberPlanBuilder member = MemberPlanBuilder.plan("pod-7", "k3j9");
+		StringBuilder asTaskIds = new StringBuilder();
+		for (int task = 0; task < 100_000; task++) {
+			String id = (task / 1_000) + "_" + (task % 1_000);
+			asTaskIds.append('"').append(id).append("\",");
+			if (random.nextBoolean()) {
+				member.active(id);
+			}
+			else if (random.nextBoolean()) {
+				member.standby(id);
+			}
+			else {
+				member.learning(id, random.nextInt(2_000_000));
+			}
+		}
+		PlanRecord plan = member.record(12);
+
+		byte[] written = ControlCodec.encodeValue(plan);
+
+		assertThat(asTaskIds.length()).as("the task ids alone, as version 2 wrote them").isGreaterThan(850_000);
+		assertThat(written.length).as("bytes packed (random lags up to two million cost most of them)")
+			.isLessThan(DEFAULT_LARGEST_MESSAGE / 5);
+		assertThat(ControlCodec.decode(plan.key(), written)).contains(plan);
+	}
+
+	@Test
+	void aPackedSetThatDoesNotUnpackIsMalformedNamingWhy() {
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":3,\"incarnation\":\"k3j9\",\"generation\":12,"
+				+ "\"active\":\"0_1,0_2\"}", "has a 'active' that does not start with z1: (expected an array of task ids or z1: and a packed task set)");
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":3,\"incarnation\":\"k3j9\",\"generation\":12,"
+				+ "\"standby\":\"z1://///w\"}", "has a 'standby' that is not a DEFLATE stream");
+		String twoTasks = PackedTasks.pack(List.of(new TaskId(0, 1), new TaskId(0, 2)));
+		String oneLag = PackedTasks.pack(new long[] { 5 });
+		assertMalformed("plan/pod-7/k3j9", "{\"v\":3,\"incarnation\":\"k3j9\",\"generation\":12,"
+				+ "\"learning\":{\"tasks\":\"" + twoTasks + "\",\"lags\":\"" + oneLag + "\"}}",
+				"has learners' 'lags' that holds 1 lag(s) for 2 task(s)");
 	}
 
 	@Test
