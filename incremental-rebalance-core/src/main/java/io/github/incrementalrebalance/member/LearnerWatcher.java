@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * <p>
  * The leader judges a learner on the lag it reads at the assignment, later than this member's check: while the
  * changelog is written about as fast as the learner restores, the leader can read it not ready round after round.
- * So when the plan that answers an ask still shows an asked-for learner not ready, this member learns by how much the
- * leader's lag exceeded its own, and asks again only once its lag is that much lower; and each such unanswered ask
- * doubles the spacing, up to the leader's learner probe interval (it probes its learners that often anyway), after
- * which what it learnt is forgotten. A round that promotes what it asked for resets both. Called on the member's check
+ * So each ask a later plan leaves unanswered doubles the time until the next, up to the leader's learner probe
+ * interval (it probes its learners that often anyway); and this member learns by how much the leader's lag exceeded
+ * its own, asking again after the plain spacing once its lag is that much lower. The back-off bounds the rounds that
+ * move nothing; it never waits on the lag alone, which may never get that low (the leader read a backlog the old
+ * owner has since worked off). A round that promotes what it asked for resets both. Called on the member's check
  * thread.
  */
 final class LearnerWatcher {
@@ -97,12 +98,12 @@ final class LearnerWatcher {
 			return;
 		}
 		Instant now = this.clock.instant();
-		learnFrom(plan.get(), now);
+		learnFrom(plan.get());
 		if (plan.get().plan().learning().isEmpty()
 				|| this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
 			return;
 		}
-		if (now.isBefore(this.lastTrigger.plus(currentSpacing()))) {
+		if (now.isBefore(this.lastTrigger.plus(this.spacing))) {
 			return;
 		}
 		Set<TaskId> learners = plan.get().plan().learning().keySet();
@@ -113,11 +114,18 @@ final class LearnerWatcher {
 		Map<TaskId, Long> lags = this.localLags.get();
 		Set<TaskId> ready = learners.stream()
 			.filter((task) -> !readyInPlan.contains(task))
-			.filter((task) -> lags.containsKey(task)
-					&& lags.get(task) + this.leaderAhead.getOrDefault(task, 0L) <= this.readyLag)
+			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
 			.collect(Collectors.toSet());
 		boolean fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
 				: !ready.isEmpty() && ready.size() + readyInPlan.size() == learners.size();
+		if (fire && now.isBefore(this.lastTrigger.plus(currentSpacing()))) {
+			// backing off: ask sooner only for what the leader should read ready this time
+			Set<TaskId> readyToTheLeader = ready.stream()
+				.filter((task) -> lags.get(task) + this.leaderAhead.getOrDefault(task, 0L) <= this.readyLag)
+				.collect(Collectors.toSet());
+			fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !readyToTheLeader.isEmpty()
+					: readyToTheLeader.size() == ready.size();
+		}
 		if (fire) {
 			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
 			this.trigger.request(RebalanceCause.LEARNERS_READY, "incremental-rebalance: learners ready " + ready);
@@ -131,10 +139,7 @@ final class LearnerWatcher {
 	 * Read the plan that answers the last ask, once one does: it promoted the learners asked for, or shows how far
 	 * the leader's view is behind this member's.
 	 */
-	private void learnFrom(PlanRecord plan, Instant now) {
-		if (!this.leaderAhead.isEmpty() && !now.isBefore(this.lastTrigger.plus(this.longestSpacing))) {
-			this.leaderAhead.clear();
-		}
+	private void learnFrom(PlanRecord plan) {
 		if (this.asked.isEmpty() || this.triggeredFor.isEmpty()
 				|| plan.generation() <= this.triggeredFor.getAsInt()) {
 			return;
@@ -156,8 +161,8 @@ final class LearnerWatcher {
 		this.unanswered++;
 		this.leaderAhead.putAll(behind);
 		logger.info("The plan of generation {} shows learners {} not ready: the leader read their lag higher than this "
-				+ "member did, by {} (its changelog is written about as fast as it restores). Asking again once this "
-				+ "member's lag is that much lower, at most every {}", plan.generation(), behind.keySet(), behind,
+				+ "member did, by {} (its changelog is written about as fast as it restores). Asking again in {}, or "
+				+ "sooner once this member's lag is that much lower", plan.generation(), behind.keySet(), behind,
 				currentSpacing());
 	}
 

@@ -77,8 +77,8 @@ class LearnerWatcherTests {
 	}
 
 	/**
-	 * Once the member's lag is lower by what the leader's view was behind, it asks at once again; a round that
-	 * promotes the learner resets what it learnt, so the next learner is asked for without a back-off.
+	 * Once the member's lag is lower by what the leader's view was behind, it asks again without waiting out the
+	 * back-off; a round that promotes the learner resets what it learnt, so the next learner is asked for without one.
 	 */
 	@Test
 	void learnerAheadByWhatTheLeaderMissedIsAskedForAndAPromotionForgetsTheBackOff() {
@@ -87,9 +87,10 @@ class LearnerWatcherTests {
 		this.watcher.check();
 		assertThat(this.trigger.requestedCount()).isEqualTo(1);
 		this.plans.publish(learner(700, false));
-		this.clock.advance(SPACING.multipliedBy(2));
+		this.clock.advance(SPACING);
 		this.watcher.check();
-		assertThat(this.trigger.requestedCount()).as("the leader read 300 more: 400 + 300 > 500").isEqualTo(1);
+		assertThat(this.trigger.requestedCount()).as("the leader read 300 more: 400 + 300 > 500, backing off 2 s")
+			.isEqualTo(1);
 
 		this.localLag = 150;
 		this.watcher.check();
@@ -103,6 +104,32 @@ class LearnerWatcherTests {
 		this.plans.publish(learner(450, false));
 		this.watcher.check();
 		assertThat(this.trigger.requestedCount()).as("a new learner, asked for at once").isEqualTo(3);
+	}
+
+	/**
+	 * The leader read the learner 2 200 behind what the member did (the old owner was still working off a backlog, its
+	 * changelog growing as fast as the learner restored); the member's lag can never get that much lower than 100. It
+	 * asks again once the doubled spacing passed, and the leader, the backlog gone, promotes it. (Before, it waited
+	 * for the lag until it forgot what it learnt, a probe interval later: a hand-over stalled for minutes.)
+	 */
+	@Test
+	void learnerTheLeaderOnceReadFarBehindIsAskedForAgainOnceTheBackOffPassed() {
+		this.localLag = 100;
+		this.plans.publish(learner(2_500, false));
+		this.watcher.check();
+		this.plans.publish(learner(2_300, false));
+		this.clock.advance(SPACING);
+		this.watcher.check();
+		assertThat(this.trigger.requestedCount()).as("within the back-off").isEqualTo(1);
+
+		this.clock.advance(SPACING);
+		this.watcher.check();
+
+		assertThat(this.trigger.requestedCount()).as("the back-off of one unanswered ask passed").isEqualTo(2);
+		this.plans.publish(learner(90, true));
+		this.clock.advance(PROBE_INTERVAL);
+		this.watcher.check();
+		assertThat(this.trigger.requestedCount()).as("promoted: nothing more to ask").isEqualTo(2);
 	}
 
 	private PlanRecord learner(long leaderLag, boolean ready) {
