@@ -302,8 +302,7 @@ public final class ControlCodec {
 			}
 			catch (IllegalArgumentException ex) {
 				throw new MalformedControlRecordException("value of '" + key + "' has a '" + field + "' that "
-						+ ex.getMessage() + " (expected an array of task ids or " + PackedTasks.PREFIX
-						+ " and a packed task set)");
+						+ ex.getMessage() + " (expected an array of task ids or a packed task set)");
 			}
 		}
 		SortedSet<TaskId> tasks = new TreeSet<>();
@@ -325,7 +324,7 @@ public final class ControlCodec {
 			}
 			catch (IllegalArgumentException ex) {
 				throw new MalformedControlRecordException("value of '" + key + "' has learners' 'lags' that "
-						+ ex.getMessage() + " (expected " + PackedTasks.PREFIX + " and one packed lag per task)");
+						+ ex.getMessage() + " (expected one packed lag per task)");
 			}
 			int i = 0;
 			for (TaskId task : tasks) {

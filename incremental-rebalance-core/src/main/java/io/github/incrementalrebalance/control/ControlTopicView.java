@@ -35,7 +35,8 @@ final class ControlTopicView {
 
 	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
 
-	private final Map<String, NavigableMap<Integer, PlanRecord>> plans = new ConcurrentHashMap<>();
+	/** By key, that is by start, and generation; each decoded only when asked for. */
+	private final Map<String, NavigableMap<Integer, ReadPlan>> plans = new ConcurrentHashMap<>();
 
 	private final Map<String, ProgressRecord> progress = new ConcurrentHashMap<>();
 
@@ -49,12 +50,21 @@ final class ControlTopicView {
 	 * Apply the next record of the topic.
 	 * @param record the record, of a higher offset than every record applied before
 	 * @return the record read, when it is one that listeners hear of: not a tombstone, not a malformed record, not a
-	 * plan epoch that a newer one replaced
+	 * plan record (read by whoever needs it, from the view), not a plan epoch that a newer one replaced
 	 */
 	Optional<ControlRecord> apply(ConsumerRecord<byte[], byte[]> record) {
 		String key = ControlCodec.decodeKey(record.key());
 		Optional<ControlRecord> decoded;
 		try {
+			if (key.startsWith(PlanRecord.KEY_PREFIX) && record.value() != null) {
+				ReadPlan plan = ReadPlan.peek(key, record.value());
+				this.plans.compute(key, (k, held) -> {
+					NavigableMap<Integer, ReadPlan> byGeneration = (held != null) ? new TreeMap<>(held) : new TreeMap<>();
+					byGeneration.put(plan.generation(), plan);
+					return Collections.unmodifiableNavigableMap(byGeneration);
+				});
+				return Optional.empty();
+			}
 			decoded = ControlCodec.decode(key, record.value());
 		}
 		catch (MalformedControlRecordException ex) {
@@ -75,13 +85,6 @@ final class ControlTopicView {
 		}
 		else if (value instanceof ProgressRecord learners) {
 			this.progress.put(key, learners);
-		}
-		else if (value instanceof PlanRecord plan) {
-			this.plans.compute(key, (k, held) -> {
-				NavigableMap<Integer, PlanRecord> byGeneration = (held != null) ? new TreeMap<>(held) : new TreeMap<>();
-				byGeneration.put(plan.generation(), plan);
-				return Collections.unmodifiableNavigableMap(byGeneration);
-			});
 		}
 		else if (value instanceof PlanEpoch planEpoch && !adopt(planEpoch, record.offset())) {
 			return Optional.empty();
@@ -175,6 +178,7 @@ final class ControlTopicView {
 		return Optional.ofNullable(this.plans.get(PlanRecord.keyOf(instanceId, incarnation)))
 			.or(() -> Optional.ofNullable(this.plans.get(PlanRecord.KEY_PREFIX + instanceId)))
 			.map((byGeneration) -> byGeneration.get(current.generation()))
+			.flatMap(ReadPlan::record)
 			.filter((plan) -> plan.incarnation().equals(incarnation));
 	}
 
@@ -186,6 +190,7 @@ final class ControlTopicView {
 		return this.plans.values().stream()
 			.map((byGeneration) -> byGeneration.get(current.generation()))
 			.filter(Objects::nonNull)
+			.flatMap((plan) -> plan.record().stream())
 			.sorted(Comparator.comparing(PlanRecord::instanceId).thenComparing(PlanRecord::incarnation))
 			.toList();
 	}

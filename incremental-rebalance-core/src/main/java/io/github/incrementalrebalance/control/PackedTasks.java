@@ -16,14 +16,21 @@ import org.apache.kafka.streams.processor.TaskId;
  * id strings a member of a 100 000-task group holds a megabyte of them, the topic's largest message by default. Packed,
  * a task costs well under a byte when the set is dense and about two when it is scattered.
  * <p>
- * The form is {@value #PREFIX} and the Base64 of the raw DEFLATE of unsigned varints: for tasks, per subtopology in
- * order, the subtopology's distance from the previous one, the number of its tasks, then each partition's distance
- * past the previous one (the first from -1); for lags, each lag in the order of its tasks. A set with a task of a named
- * topology is not packed (it has no room for the name). Called from any thread; holds nothing.
+ * The form is unsigned varints: for tasks, per subtopology in order, the subtopology's distance from the previous one,
+ * the number of its tasks, then each partition's distance past the previous one (the first from -1); for lags, each
+ * lag in the order of its tasks. Written as {@value #PREFIX} and the Base64 of their raw DEFLATE, or, for the few
+ * bytes of a member's share of a group (where setting up DEFLATE costs the reader more than the bytes it saves), as
+ * {@value #PLAIN} and the Base64 of the varints themselves. A set with a task of a named topology is not packed (it
+ * has no room for the name). Called from any thread; holds nothing.
  */
 final class PackedTasks {
 
 	static final String PREFIX = "z1:";
+
+	static final String PLAIN = "v1:";
+
+	/** Fewer varint bytes than this are not deflated. */
+	private static final int DEFLATED_FROM = 256;
 
 	/** The most bytes a packed value may inflate to: ten million tasks; a record claiming more is refused. */
 	private static final int MAX_INFLATED = 64 << 20;
@@ -128,6 +135,9 @@ final class PackedTasks {
 	}
 
 	private static String deflate(byte[] bytes) {
+		if (bytes.length < DEFLATED_FROM) {
+			return PLAIN + Base64.getEncoder().withoutPadding().encodeToString(bytes);
+		}
 		Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
 		try {
 			deflater.setInput(bytes);
@@ -145,16 +155,13 @@ final class PackedTasks {
 	}
 
 	private static byte[] inflate(String packed) {
+		if (packed.startsWith(PLAIN)) {
+			return base64(packed, PLAIN);
+		}
 		if (!packed.startsWith(PREFIX)) {
-			throw new IllegalArgumentException("does not start with " + PREFIX);
+			throw new IllegalArgumentException("starts with neither " + PREFIX + " nor " + PLAIN);
 		}
-		byte[] deflated;
-		try {
-			deflated = Base64.getDecoder().decode(packed.substring(PREFIX.length()));
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("is not Base64 after " + PREFIX + " (" + ex.getMessage() + ")");
-		}
+		byte[] deflated = base64(packed, PREFIX);
 		Inflater inflater = new Inflater(true);
 		try {
 			inflater.setInput(deflated);
@@ -177,6 +184,15 @@ final class PackedTasks {
 		}
 		finally {
 			inflater.end();
+		}
+	}
+
+	private static byte[] base64(String packed, String prefix) {
+		try {
+			return Base64.getDecoder().decode(packed.substring(prefix.length()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("is not Base64 after " + prefix + " (" + ex.getMessage() + ")");
 		}
 	}
 

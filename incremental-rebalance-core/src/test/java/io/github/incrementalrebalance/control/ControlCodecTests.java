@@ -96,7 +96,7 @@ class ControlCodecTests {
 		assertThat(plan.actsOn("l1")).isTrue();
 		assertThat(plan.handOver()).contains(HandOverReason.LEARNERS_READY);
 		String packed = new String(ControlCodec.encodeValue(read), StandardCharsets.UTF_8);
-		assertThat(packed).startsWith("{\"v\":3,").contains("\"active\":\"z1:", "\"learning\":{\"tasks\":\"z1:");
+		assertThat(packed).startsWith("{\"v\":3,").contains("\"active\":\"v1:", "\"learning\":{\"tasks\":\"v1:");
 		assertThat(ControlCodec.decode(read.key(), packed.getBytes(StandardCharsets.UTF_8))).contains(read);
 	}
 
@@ -136,7 +136,8 @@ class ControlCodecTests {
 	@Test
 	void aPackedSetThatDoesNotUnpackIsMalformedNamingWhy() {
 		assertMalformed("plan/pod-7/k3j9", "{\"v\":3,\"incarnation\":\"k3j9\",\"generation\":12,"
-				+ "\"active\":\"0_1,0_2\"}", "has a 'active' that does not start with z1: (expected an array of task ids or z1: and a packed task set)");
+				+ "\"active\":\"0_1,0_2\"}",
+				"has a 'active' that starts with neither z1: nor v1: (expected an array of task ids or a packed task set)");
 		assertMalformed("plan/pod-7/k3j9", "{\"v\":3,\"incarnation\":\"k3j9\",\"generation\":12,"
 				+ "\"standby\":\"z1://///w\"}", "has a 'standby' that is not a DEFLATE stream");
 		String twoTasks = PackedTasks.pack(List.of(new TaskId(0, 1), new TaskId(0, 2)));
