@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -120,6 +121,20 @@ class BenchmarkSmokeTests {
 		assertThat(results.get(0).starterCpuMs()).as("no starter thread in plain Kafka Streams").isZero();
 		assertThat(results.get(1).starterCpuMs()).as("the starter's threads ran").isPositive()
 			.isLessThan(results.get(1).processCpuMs());
+	}
+
+	@Test
+	void controlTopicScaleHarnessMeasuresEveryMemberReadingItsPlanAndAStartOverHistory() throws Exception {
+		ControlTopicScale scale = new ControlTopicScale(broker);
+
+		ControlTopicScale.Result result = scale.live(5, 200, 3, Duration.ofMillis(500));
+		ControlTopicScale.History history = scale.history(5, 200, 20);
+
+		assertThat(result.bytesWritten()).as("the broker's meter of the topic's bytes in").isPositive();
+		assertThat(result.bytesRead()).as("every member reads every record").isGreaterThan(4 * result.bytesWritten());
+		assertThat(result.maxUntilAllHaveIt()).isPositive();
+		assertThat(history.records()).as("5 plans and an epoch per generation").isEqualTo(20 * 6);
+		assertThat(history.read()).isPositive();
 	}
 
 	@Test
