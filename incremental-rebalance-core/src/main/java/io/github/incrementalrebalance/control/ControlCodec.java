@@ -163,11 +163,7 @@ public final class ControlCodec {
 		if (node == null || !node.isObject()) {
 			throw new MalformedControlRecordException("value of '" + key + "' is not a JSON object");
 		}
-		int version = requiredLong(key, node, "v").intValue();
-		if (version < OLDEST_READ) {
-			throw new MalformedControlRecordException("value of '" + key + "' has version " + version
-					+ ", which no release wrote: this reader reads version " + OLDEST_READ + " and later");
-		}
+		checkVersion(key, requiredLong(key, node, "v").intValue());
 		if (leave) {
 			String start = key.substring(LeaveRecord.KEY_PREFIX.length());
 			// a record of 0.x keyed by instance alone reads as the start its value names
@@ -207,6 +203,13 @@ public final class ControlCodec {
 		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces, requiredText(key, node, "leader"),
 				at, Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
 				strings(node, "duplicateInstanceIds")));
+	}
+
+	static void checkVersion(String key, int version) {
+		if (version < OLDEST_READ) {
+			throw new MalformedControlRecordException("value of '" + key + "' has version " + version
+					+ ", which no release wrote: this reader reads version " + OLDEST_READ + " and later");
+		}
 	}
 
 	private static Optional<LeaveRecord.Ended> ended(String key, JsonNode node) {

@@ -67,10 +67,10 @@ final class ReadPlan {
 		catch (IOException ex) {
 			throw new MalformedControlRecordException("value of '" + key + "' is not JSON: " + ex.getMessage());
 		}
-		if (version == null || version < ControlCodec.OLDEST_READ) {
-			throw new MalformedControlRecordException("value of '" + key + "' has version " + version
-					+ ", which no release wrote: this reader reads version " + ControlCodec.OLDEST_READ + " and later");
+		if (version == null) {
+			throw new MalformedControlRecordException("value of '" + key + "' needs a number field 'v'");
 		}
+		ControlCodec.checkVersion(key, version);
 		if (generation == null) {
 			throw new MalformedControlRecordException("value of '" + key + "' needs a number field 'generation'");
 		}
