@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -76,7 +77,7 @@ final class ControlTopicScale {
 		ControlTopic.ensureExists(this.broker.admin(), topic, -1, true, Duration.ofSeconds(30));
 		List<ControlTopicReader> readers = new ArrayList<>();
 		AtomicReference<CountDownLatch> allHaveIt = new AtomicReference<>(new CountDownLatch(0));
-		AtomicReference<Integer> awaited = new AtomicReference<>(-1);
+		AtomicInteger awaited = new AtomicInteger(-1);
 		AtomicIntegerArray arrived = new AtomicIntegerArray(members);
 		try {
 			for (int member = 0; member < members; member++) {

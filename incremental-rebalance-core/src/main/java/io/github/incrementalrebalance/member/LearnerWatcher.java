@@ -116,15 +116,13 @@ final class LearnerWatcher {
 			.filter((task) -> !readyInPlan.contains(task))
 			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
 			.collect(Collectors.toSet());
-		boolean fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
-				: !ready.isEmpty() && ready.size() + readyInPlan.size() == learners.size();
+		boolean fire = enough(ready, readyInPlan.size(), learners.size());
 		if (fire && now.isBefore(this.lastTrigger.plus(currentSpacing()))) {
 			// backing off: ask sooner only for what the leader should read ready this time
 			Set<TaskId> readyToTheLeader = ready.stream()
 				.filter((task) -> lags.get(task) + this.leaderAhead.getOrDefault(task, 0L) <= this.readyLag)
 				.collect(Collectors.toSet());
-			fire = (this.learnerRebalance == LearnerRebalance.EAGER) ? !readyToTheLeader.isEmpty()
-					: readyToTheLeader.size() == ready.size();
+			fire = enough(readyToTheLeader, readyInPlan.size(), learners.size());
 		}
 		if (fire) {
 			logger.info("Learners ready {} of {}: asking for a rebalance", ready, learners);
@@ -164,6 +162,12 @@ final class LearnerWatcher {
 				+ "member did, by {} (its changelog is written about as fast as it restores). Asking again in {}, or "
 				+ "sooner once this member's lag is that much lower", plan.generation(), behind.keySet(), behind,
 				currentSpacing());
+	}
+
+	/** Eager: one learner ready is enough; conservative: all of them, with those the plan shows ready. */
+	private boolean enough(Set<TaskId> ready, int readyInPlan, int learners) {
+		return (this.learnerRebalance == LearnerRebalance.EAGER) ? !ready.isEmpty()
+				: !ready.isEmpty() && ready.size() + readyInPlan == learners;
 	}
 
 	private Duration currentSpacing() {
