@@ -65,6 +65,9 @@ public final class RebalanceTrigger {
 	/** When this instance last joined a rebalance that has not completed yet; 0 when none is in flight. */
 	private volatile long joiningSince;
 
+	/** The generation this instance had completed when it joined the rebalance in flight: that one is later. */
+	private volatile int joinedAfter = -1;
+
 	/** When this instance last enforced a rebalance of its own; 0 before the first. */
 	private volatile long lastOwnRound;
 
@@ -125,7 +128,10 @@ public final class RebalanceTrigger {
 	 * completes a later generation before one takes it: the rebalance asked for happened meanwhile, and this member
 	 * was in it (a consumer busy with its new tasks polls late), so joining again would only start another round,
 	 * which the others would join at their next heartbeat. Completing the very generation the asker had completed
-	 * does not answer it: the asker is in the round after that one.
+	 * does not answer it: the asker is in the round after that one. Dropped too when this member is joining a round
+	 * after the asker's generation already (the asker's announcement is read late, the member joined for another
+	 * reason): every member is in every round, so the round in flight is the one asked for, and joining again would
+	 * start the next one without the asker, which it would join only at its next heartbeat.
 	 * @param reason why, sent to the group coordinator and logged by it
 	 * @param generation the last generation the asking member had completed
 	 */
@@ -205,7 +211,8 @@ public final class RebalanceTrigger {
 
 	Request take() {
 		Request round = this.others.getAndSet(null);
-		if (round != null && round.generation() < this.generation.get()) {
+		if (round != null && (round.generation() < this.generation.get()
+				|| (joining() && round.generation() <= this.joinedAfter))) {
 			round = null;
 		}
 		if (round != null) {
@@ -243,6 +250,7 @@ public final class RebalanceTrigger {
 	 * @param reason why, for the others' logs
 	 */
 	void joiningByItself(String reason) {
+		this.joinedAfter = this.generation.get();
 		this.joiningSince = this.nanos.getAsLong() | 1;
 		this.rounds.get(RebalanceCause.JOIN).incrementAndGet();
 		for (Consumer<String> listener : this.enforcementListeners) {
@@ -252,6 +260,7 @@ public final class RebalanceTrigger {
 
 	void enforced(Request request) {
 		long now = this.nanos.getAsLong();
+		this.joinedAfter = this.generation.get();
 		this.joiningSince = now | 1;
 		this.rounds.get(request.cause()).incrementAndGet();
 		if (request.cause() == RebalanceCause.FOLLOW) {

@@ -96,6 +96,25 @@ class RebalanceTriggerTests {
 	 * Own rounds are at least a heartbeat apart: a request sooner than that waits, merged with those that follow, and
 	 * is enforced once the heartbeat passed; rounds are counted by cause, a follow and a join of its own included.
 	 */
+	/**
+	 * a revoked partitions in generation 6 and announced the round after it; c's follow-up round was formed meanwhile
+	 * and b is in it when a's announcement reaches it: joining again would start generation 8, which a joins only at
+	 * its next heartbeat, and c's new tasks wait for it.
+	 */
+	@Test
+	void anotherMembersRoundAskedAfterAGenerationThisMemberIsAlreadyJoiningPastIsNotJoinedAgain() {
+		this.trigger.generationCompleted(6);
+		this.trigger.follow("Kafka Streams rejoins (b rejoins as c asked)", 6);
+		this.trigger.enforced(this.trigger.take());
+
+		this.trigger.follow("2 partition(s) revoked in generation 6 go to their new owners (b rejoins as a asked)", 6);
+		assertThat(this.trigger.take()).as("the round in flight is the one after generation 6").isNull();
+
+		this.trigger.follow("learners ready (b rejoins as c asked)", 7);
+		assertThat(this.trigger.take()).as("the round after the one in flight").isNotNull();
+		assertThat(this.trigger.followedCount()).isOne();
+	}
+
 	@Test
 	void ownRoundsAreSpacedByTheHeartbeatMergedWhileTheyWaitAndCountedByCause() {
 		AtomicLong nanos = new AtomicLong(1_000_000_000L);
