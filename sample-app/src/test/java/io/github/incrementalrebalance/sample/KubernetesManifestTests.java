@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -86,7 +87,10 @@ class KubernetesManifestTests {
 
 		args.addAll(List.of("--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(), "--server.port=0",
 				"--management.server.port=0", "--spring.kafka.streams.state-dir=" + this.stateDir,
-				"--sample.generate=false"));
+				"--sample.generate=false",
+				// a group of its own on the JVM's shared broker: a static member stays in its group after its close,
+				// and another test class joining that group would wait out its session
+				"--spring.kafka.streams.application-id=manifest-" + kind.toLowerCase(Locale.ROOT)));
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
 			.initializers((app) -> {
 				MutablePropertySources sources = app.getEnvironment().getPropertySources();

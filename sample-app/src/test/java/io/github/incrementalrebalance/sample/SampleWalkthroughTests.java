@@ -93,6 +93,8 @@ class SampleWalkthroughTests {
 		return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
 				"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
 				"--spring.kafka.streams.state-dir=" + this.stateRoot.resolve(instance),
+				// a group of its own on the JVM's shared broker
+				"--spring.kafka.streams.application-id=walkthrough",
 				"--spring.kafka.streams.properties.consumer.heartbeat.interval.ms=500",
 				"--spring.kafka.streams.properties.consumer.session.timeout.ms=6000",
 				"--incremental-rebalance.instance-id=" + instance, "--sample.generate=false",
