@@ -99,13 +99,14 @@ public final class ExactCountVerifier {
 			consumer.assign(partitions);
 			consumer.seekToBeginning(partitions);
 			long deadline = System.nanoTime() + timeout.toNanos();
+			// kept up to date record by record: with hundreds of thousands of keys, counting them all again after
+			// each poll would keep the reader from ever catching up with the output (and busy a core meanwhile)
+			Tally tally = Tally.before(expected);
 			while (true) {
 				for (ConsumerRecord<String, Long> record : consumer.poll(Duration.ofMillis(200))) {
-					latest.put(record.key(), record.value());
+					tally.update(expected.get(record.key()), latest.put(record.key(), record.value()), record.value());
 				}
-				// a tally costs no allocation per key: with hundreds of thousands of keys, describing every wrong one
-				// after each poll would keep the reader from ever catching up with the output
-				if (done.test(Tally.of(expected, latest)) || System.nanoTime() > deadline) {
+				if (done.test(tally) || System.nanoTime() > deadline) {
 					return new Mismatch(differences(expected, latest));
 				}
 			}
@@ -113,28 +114,58 @@ public final class ExactCountVerifier {
 	}
 
 	/**
-	 * How many keys are counted too few and too many times.
-	 * @param under keys counted fewer times than sent
-	 * @param over keys counted more times than sent, or never sent
+	 * How many keys are counted too few and too many times so far.
 	 */
-	private record Tally(long under, long over) {
+	private static final class Tally {
 
-		static Tally of(Map<String, Long> expected, Map<String, Long> actual) {
-			long under = 0;
-			long over = 0;
-			for (Map.Entry<String, Long> entry : expected.entrySet()) {
-				long seen = actual.getOrDefault(entry.getKey(), 0L);
-				if (seen < entry.getValue()) {
-					under++;
+		/** Keys counted fewer times than sent. */
+		private long under;
+
+		/** Keys counted more times than sent, or never sent. */
+		private long over;
+
+		/**
+		 * The tally before any output is read: every key sent is short (unless sent no times).
+		 */
+		static Tally before(Map<String, Long> expected) {
+			Tally tally = new Tally();
+			expected.values().forEach((sent) -> tally.count(sent, null, 1));
+			return tally;
+		}
+
+		/**
+		 * Move a key from where its previous count put it to where its new one puts it.
+		 * @param sent how many records of the key were sent, null if none
+		 * @param previous its previous count, null before its first
+		 * @param counted its new count
+		 */
+		void update(Long sent, Long previous, Long counted) {
+			count(sent, previous, -1);
+			count(sent, counted, 1);
+		}
+
+		private void count(Long sent, Long counted, int delta) {
+			if (sent == null) {
+				if (counted != null) {
+					this.over += delta;
 				}
-				else if (seen > entry.getValue()) {
-					over++;
-				}
+				return;
 			}
-			if (actual.size() > expected.size() - under) {
-				over += actual.keySet().stream().filter((key) -> !expected.containsKey(key)).count();
+			long seen = (counted != null) ? counted : 0;
+			if (seen < sent) {
+				this.under += delta;
 			}
-			return new Tally(under, over);
+			else if (seen > sent) {
+				this.over += delta;
+			}
+		}
+
+		long under() {
+			return this.under;
+		}
+
+		long over() {
+			return this.over;
 		}
 
 	}
