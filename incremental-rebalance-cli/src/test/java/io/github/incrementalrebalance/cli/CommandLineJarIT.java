@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +14,7 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.JavaCommand;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -128,8 +128,7 @@ class CommandLineJarIT {
 	 * Run the jar with the group's connection options after the command's own.
 	 */
 	private Result jar(String... args) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-jar", Path.of(System.getProperty("cli.jar")).toAbsolutePath().toString()));
+		List<String> command = JavaCommand.of("-jar", Path.of(System.getProperty("cli.jar")).toAbsolutePath().toString());
 		command.addAll(List.of(args));
 		if (args.length > 0 && !args[0].startsWith("-")) {
 			command.addAll(List.of("--bootstrap-servers", broker.bootstrapServers(), "--application-id", "cli-jar"));

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,10 +91,9 @@ public final class StandaloneMember implements AutoCloseable {
 	 */
 	public static StandaloneMember launch(String bootstrapServers, String applicationId, String name, Path stateDir,
 			String input, String output, Map<String, String> properties) throws IOException {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-cp",
-				System.getProperty("java.class.path"), StandaloneMember.class.getName(), bootstrapServers,
-				applicationId, name, stateDir.toString(), input, output));
+		List<String> command = JavaCommand.of("-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+				"-cp", System.getProperty("java.class.path"), StandaloneMember.class.getName(), bootstrapServers,
+				applicationId, name, stateDir.toString(), input, output);
 		properties.forEach((key, value) -> command.add(key + "=" + value));
 		Files.createDirectories(stateDir);
 		return new StandaloneMember(name, new ProcessBuilder(command).redirectErrorStream(true).start(),

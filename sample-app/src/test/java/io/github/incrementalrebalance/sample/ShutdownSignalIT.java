@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.JavaCommand;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
@@ -154,7 +155,7 @@ class ShutdownSignalIT {
 	private Member launch(String name) throws IOException {
 		int port = freePort();
 		Path log = this.work.resolve(name + ".log");
-		List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
+		List<String> command = JavaCommand.of("-Xmx384m",
 				"-Djava.io.tmpdir=" + this.work, "-jar", System.getProperty("sample.jar"), "--server.port=" + port,
 				"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
 				"--spring.kafka.streams.state-dir=" + this.work.resolve("state-" + name),
