@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * What a chaos run found, written to {@code benchmarks/target/chaos-report.json}.
@@ -30,7 +31,7 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 		Map<String, Integer> outcomes, Map<String, Stall> stallMs, Map<String, Long> restoredAtPromotion,
 		List<Event> eventLog) {
 
-	private static final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+	private static final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
 	static ChaosReport of(long seed, List<Event> events, long lost, long duplicated) {
 		Map<String, Integer> outcomes = new TreeMap<>();

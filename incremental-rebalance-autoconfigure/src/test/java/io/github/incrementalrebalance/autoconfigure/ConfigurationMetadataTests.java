@@ -5,9 +5,9 @@ import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,9 +22,9 @@ class ConfigurationMetadataTests {
 		Map<String, JsonNode> properties = new HashMap<>();
 		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(in).as("generated metadata").isNotNull();
-			new ObjectMapper().readTree(in).get("properties").forEach((p) -> properties.put(p.get("name").asText(), p));
+			new ObjectMapper().readTree(in).get("properties").forEach((p) -> properties.put(p.get("name").asString(), p));
 		}
-		assertThat(properties.get("management.endpoint.rebalance.access").get("defaultValue").asText())
+		assertThat(properties.get("management.endpoint.rebalance.access").get("defaultValue").asString())
 			.isEqualTo("read_only");
 		properties.keySet().removeIf((name) -> !name.startsWith("incremental-rebalance."));
 		assertThat(properties).containsOnlyKeys("incremental-rebalance.enabled", "incremental-rebalance.mode",
@@ -37,19 +37,19 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
 				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.warm-readiness",
 				"incremental-rebalance.warm-readiness-timeout");
-		properties.forEach((name, property) -> assertThat(property.path("description").asText()).as(name).isNotBlank());
+		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();
-		assertThat(properties.get("incremental-rebalance.mode").get("defaultValue").asText()).isEqualTo("incremental");
+		assertThat(properties.get("incremental-rebalance.mode").get("defaultValue").asString()).isEqualTo("incremental");
 		assertThat(properties.get("incremental-rebalance.balancing-factor").get("defaultValue").asDouble()).isEqualTo(2.0);
-		assertThat(properties.get("incremental-rebalance.learner-probe-interval").get("defaultValue").asText())
+		assertThat(properties.get("incremental-rebalance.learner-probe-interval").get("defaultValue").asString())
 			.isEqualTo("30s");
-		assertThat(properties.get("incremental-rebalance.progress-interval").get("defaultValue").asText())
+		assertThat(properties.get("incremental-rebalance.progress-interval").get("defaultValue").asString())
 			.isEqualTo("2s");
-		assertThat(properties.get("incremental-rebalance.on-drained").get("defaultValue").asText()).isEqualTo("shutdown");
+		assertThat(properties.get("incremental-rebalance.on-drained").get("defaultValue").asString()).isEqualTo("shutdown");
 		assertThat(properties.get("incremental-rebalance.drain-on-shutdown").get("defaultValue").asBoolean()).isFalse();
-		assertThat(properties.get("incremental-rebalance.leave-unanswered").get("defaultValue").asText()).isEqualTo("wait");
-		assertThat(properties.get("incremental-rebalance.drain-stall-timeout").get("defaultValue").asText()).isEqualTo("5m");
+		assertThat(properties.get("incremental-rebalance.leave-unanswered").get("defaultValue").asString()).isEqualTo("wait");
+		assertThat(properties.get("incremental-rebalance.drain-stall-timeout").get("defaultValue").asString()).isEqualTo("5m");
 	}
 
 }

@@ -9,8 +9,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The Grafana dashboard shipped in {@code deploy/grafana}: the Prometheus series and labels its queries use.
@@ -38,12 +38,12 @@ final class GrafanaDashboard {
 		List<Query> queries = new ArrayList<>();
 		for (JsonNode panel : dashboard.path("panels")) {
 			for (JsonNode target : panel.path("targets")) {
-				queries.add(new Query(panel.path("title").asText(), target.path("expr").asText(),
-						target.path("legendFormat").asText()));
+				queries.add(new Query(panel.path("title").asString(), target.path("expr").asString(),
+						target.path("legendFormat").asString()));
 			}
 		}
 		queries.add(new Query("variable application",
-				dashboard.path("templating").path("list").findValue("definition").asText(), ""));
+				dashboard.path("templating").path("list").findValue("definition").asString(), ""));
 		return new GrafanaDashboard(queries);
 	}
 

@@ -16,9 +16,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.MissingNode;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.member.MemberRuntime;
@@ -36,11 +33,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.MissingNode;
 
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.removedStreams;
@@ -86,7 +85,7 @@ class RebalanceEndpointIntegrationTests {
 	private int learnersWithAnEta(ConfigurableApplicationContext context, String instanceId) throws Exception {
 		int learners = 0;
 		for (JsonNode learner : group(context).path("learners")) {
-			if (learner.path("instanceId").asText().equals(instanceId) && learner.path("etaSeconds").isNumber()
+			if (learner.path("instanceId").asString().equals(instanceId) && learner.path("etaSeconds").isNumber()
 					&& learner.path("lag").asLong() > 0 && !learner.path("ready").asBoolean()) {
 				learners++;
 			}
@@ -96,7 +95,7 @@ class RebalanceEndpointIntegrationTests {
 
 	private JsonNode drainOf(ConfigurableApplicationContext context, String instanceId) throws Exception {
 		for (JsonNode drain : group(context).path("drains")) {
-			if (drain.path("instanceId").asText().equals(instanceId)) {
+			if (drain.path("instanceId").asString().equals(instanceId)) {
 				return drain;
 			}
 		}
@@ -137,13 +136,13 @@ class RebalanceEndpointIntegrationTests {
 				.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
 			assertThat(group(a).path("members")).as("the plan of each member start, tasks by id")
 				.anySatisfy((plan) -> {
-					assertThat(plan.path("instanceId").asText()).isEqualTo("a");
+					assertThat(plan.path("instanceId").asString()).isEqualTo("a");
 					assertThat(plan.path("generation").isInt()).isTrue();
 					assertThat(plan.path("active")).isNotEmpty()
-						.allSatisfy((task) -> assertThat(task.asText()).matches("\\d+_\\d+"));
+						.allSatisfy((task) -> assertThat(task.asString()).matches("\\d+_\\d+"));
 					assertThat(plan.path("learning").isObject()).isTrue();
 					assertThat(plan.path("leaving").asBoolean()).isFalse();
-					assertThat(plan.path("mode").asText()).isEqualTo("INCREMENTAL");
+					assertThat(plan.path("mode").asString()).isEqualTo("INCREMENTAL");
 				});
 
 			assertThat(post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
@@ -177,8 +176,8 @@ class RebalanceEndpointIntegrationTests {
 				.until(() -> learnersWithAnEta(a, "b") > 0 && drainOf(b, "a").path("slowestTask").isTextual());
 			JsonNode drain = drainOf(b, "a");
 			assertThat(drain.path("tasks").size()).as("a's tasks handed over to b's learners").isPositive();
-			assertThat(drain.path("eta").asText()).as("a's drain ends when b's slowest learner is ready, before its "
-					+ "deadline").isEqualTo(drain.path("readyAt").asText());
+			assertThat(drain.path("eta").asString()).as("a's drain ends when b's slowest learner is ready, before its "
+					+ "deadline").isEqualTo(drain.path("readyAt").asString());
 			await("b's learner lags sampled").atMost(Duration.ofSeconds(10))
 				.until(() -> prometheusOfB.scrape().contains("kafka_streams_rebalance_learner_lag{"));
 			exportedSeries(prometheusOfA.scrape(), exported);

@@ -4,12 +4,12 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.function.Function;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * How a command prints what it did: a table for people, or JSON for scripts (one document, or with {@code --watch}
@@ -17,9 +17,9 @@ import picocli.CommandLine.TypeConversionException;
  */
 final class Output {
 
-	private static final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+	private static final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
-	private static final ObjectMapper lines = new ObjectMapper();
+	private static final ObjectMapper lines = JsonMapper.shared();
 
 	/**
 	 * The formats.
@@ -78,12 +78,7 @@ final class Output {
 	}
 
 	private static void print(PrintWriter out, ObjectMapper writer, Object value) {
-		try {
-			out.println(writer.writeValueAsString(value));
-		}
-		catch (JsonProcessingException ex) {
-			throw new IllegalStateException("cannot print " + value + " as JSON", ex);
-		}
+		out.println(writer.writeValueAsString(value));
 	}
 
 	/**

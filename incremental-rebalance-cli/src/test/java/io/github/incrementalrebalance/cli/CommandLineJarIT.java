@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
@@ -26,6 +24,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -72,10 +72,10 @@ class CommandLineJarIT {
 			Result json = jar("list", "-o", "json");
 			assertThat(json.status()).as(json.err()).isZero();
 			JsonNode group = new ObjectMapper().readTree(json.out());
-			assertThat(group.path("applicationId").asText()).isEqualTo("cli-jar");
-			assertThat(group.path("members").findValuesAsText("instanceId")).containsExactly("a", "b", "c");
-			assertThat(group.path("members").findValuesAsText("state")).containsOnly("STABLE");
-			assertThat(group.path("members").findValuesAsText("mode")).containsOnly("incremental");
+			assertThat(group.path("applicationId").asString()).isEqualTo("cli-jar");
+			assertThat(group.path("members").findValuesAsString("instanceId")).containsExactly("a", "b", "c");
+			assertThat(group.path("members").findValuesAsString("state")).containsOnly("STABLE");
+			assertThat(group.path("members").findValuesAsString("mode")).containsOnly("incremental");
 
 			Result unknown = jar("leave", "--instance-id", "gone-9");
 			assertThat(unknown.status()).isEqualTo(1);
@@ -102,7 +102,7 @@ class CommandLineJarIT {
 
 			Result cancel = jar("cancel", "--instance-id", "b", "-o", "json");
 			assertThat(cancel.status()).as(cancel.err()).isZero();
-			assertThat(new ObjectMapper().readTree(cancel.out()).path(0).path("result").asText()).isEqualTo("cancelled");
+			assertThat(new ObjectMapper().readTree(cancel.out()).path(0).path("result").asString()).isEqualTo("cancelled");
 			await("b stable again").atMost(Duration.ofSeconds(30)).until(() -> b.runtime().state() == MemberState.STABLE);
 			Result again = jar("cancel", "--instance-id", "b");
 			assertThat(again.status()).isEqualTo(1);

@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.control;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,16 +15,17 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.Learner;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.streams.errors.TaskIdFormatException;
 import org.apache.kafka.streams.processor.TaskId;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot
@@ -47,7 +47,7 @@ public final class ControlCodec {
 	/** The oldest version this reader reads. */
 	static final int OLDEST_READ = 2;
 
-	private static final ObjectMapper mapper = new ObjectMapper();
+	private static final JsonMapper mapper = JsonMapper.shared();
 
 	private ControlCodec() {
 	}
@@ -125,12 +125,7 @@ public final class ControlCodec {
 			node.put("summary", epoch.summary());
 			strings(node.putArray("duplicateInstanceIds"), epoch.duplicateInstanceIds());
 		}
-		try {
-			return mapper.writeValueAsBytes(node);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot write " + record.key(), ex);
-		}
+		return mapper.writeValueAsBytes(node);
 	}
 
 	/**
@@ -157,7 +152,7 @@ public final class ControlCodec {
 		try {
 			node = mapper.readTree(value);
 		}
-		catch (IOException ex) {
+		catch (JacksonException ex) {
 			throw new MalformedControlRecordException("value of '" + key + "' is not JSON: " + ex.getMessage());
 		}
 		if (node == null || !node.isObject()) {
@@ -172,13 +167,13 @@ public final class ControlCodec {
 			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
 					requiredText(key, node, "leaveId"), requestedAt,
 					optionalLong(key, node, "deadline").map(Instant::ofEpochMilli),
-					Optional.ofNullable(node.get("source")).map(JsonNode::asText).orElse("unknown"),
+					Optional.ofNullable(node.get("source")).map((text) -> text.asString("")).orElse("unknown"),
 					node.path("cancelled").asBoolean(false), ended(key, node)));
 		}
 		if (rejoin) {
 			return Optional.of(new RejoinRequest(key.substring(RejoinRequest.KEY_PREFIX.length()),
 					requiredText(key, node, "incarnation"), requiredLong(key, node, "generation").intValue(),
-					Optional.ofNullable(node.get("reason")).map(JsonNode::asText).orElse(""),
+					Optional.ofNullable(node.get("reason")).map((text) -> text.asString("")).orElse(""),
 					Instant.ofEpochMilli(requiredLong(key, node, "at"))));
 		}
 		if (progress) {
@@ -191,7 +186,8 @@ public final class ControlCodec {
 			String start = key.substring(PlanRecord.KEY_PREFIX.length());
 			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
 			SortedMap<TaskId, Learner> learning = learning(key, node, tasks(key, node, "ready"));
-			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver")).map(JsonNode::asText)
+			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver"))
+				.map((text) -> text.asString(""))
 				.map((name) -> handOverReason(key, name));
 			MemberPlan memberPlan = new MemberPlan(instanceId, requiredText(key, node, "incarnation"),
 					tasks(key, node, "active"), learning, tasks(key, node, "beingLearned"), tasks(key, node, "standby"),
@@ -201,7 +197,7 @@ public final class ControlCodec {
 		Instant at = Instant.ofEpochMilli(requiredLong(key, node, "at"));
 		int replaces = requiredLong(key, node, "replaces").intValue();
 		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces, requiredText(key, node, "leader"),
-				at, Optional.ofNullable(node.get("summary")).map(JsonNode::asText).orElse(""),
+				at, Optional.ofNullable(node.get("summary")).map((text) -> text.asString("")).orElse(""),
 				strings(node, "duplicateInstanceIds")));
 	}
 
@@ -299,9 +295,9 @@ public final class ControlCodec {
 
 	private static SortedSet<TaskId> tasks(String key, JsonNode node, String field) {
 		JsonNode value = node.get(field);
-		if (value != null && value.isTextual()) {
+		if (value != null && value.isString()) {
 			try {
-				return PackedTasks.unpackTasks(value.asText());
+				return PackedTasks.unpackTasks(value.asString());
 			}
 			catch (IllegalArgumentException ex) {
 				throw new MalformedControlRecordException("value of '" + key + "' has a '" + field + "' that "
@@ -319,11 +315,11 @@ public final class ControlCodec {
 		if (learners == null || !learners.isObject()) {
 			return learning;
 		}
-		if (learners.path("tasks").isTextual()) {
+		if (learners.path("tasks").isString()) {
 			SortedSet<TaskId> tasks = tasks(key, learners, "tasks");
 			long[] lags;
 			try {
-				lags = PackedTasks.unpackLags(learners.path("lags").asText(""), tasks.size());
+				lags = PackedTasks.unpackLags(learners.path("lags").asString(""), tasks.size());
 			}
 			catch (IllegalArgumentException ex) {
 				throw new MalformedControlRecordException("value of '" + key + "' has learners' 'lags' that "
@@ -335,7 +331,7 @@ public final class ControlCodec {
 			}
 			return learning;
 		}
-		learners.fields().forEachRemaining((entry) -> {
+		learners.properties().forEach((entry) -> {
 			TaskId task = task(key, "learning", entry.getKey());
 			learning.put(task, new Learner(task, entry.getValue().asLong(), ready.contains(task)));
 		});
@@ -356,17 +352,17 @@ public final class ControlCodec {
 		List<String> values = new ArrayList<>();
 		JsonNode array = node.get(field);
 		if (array != null && array.isArray()) {
-			array.forEach((element) -> values.add(element.asText()));
+			array.forEach((element) -> values.add(element.asString("")));
 		}
 		return values;
 	}
 
 	private static String requiredText(String key, JsonNode node, String field) {
 		JsonNode value = node.get(field);
-		if (value == null || !value.isTextual() || value.asText().isEmpty()) {
+		if (value == null || !value.isString() || value.asString().isEmpty()) {
 			throw new MalformedControlRecordException("value of '" + key + "' needs a text field '" + field + "'");
 		}
-		return value.asText();
+		return value.asString();
 	}
 
 	private static Optional<String> optionalText(String key, JsonNode node, String field) {
@@ -374,10 +370,10 @@ public final class ControlCodec {
 		if (value == null || value.isNull()) {
 			return Optional.empty();
 		}
-		if (!value.isTextual() || value.asText().isEmpty()) {
+		if (!value.isString() || value.asString().isEmpty()) {
 			throw new MalformedControlRecordException("value of '" + key + "' has a non-text '" + field + "'");
 		}
-		return Optional.of(value.asText());
+		return Optional.of(value.asString());
 	}
 
 	private static Long requiredLong(String key, JsonNode node, String field) {

@@ -1,13 +1,13 @@
 package io.github.incrementalrebalance.control;
 
-import java.io.IOException;
 import java.util.Optional;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A plan record as the reader read it: its generation at once, the plan itself only when first asked for. Every member
@@ -18,8 +18,6 @@ import org.slf4j.LoggerFactory;
 final class ReadPlan {
 
 	private static final Logger logger = LoggerFactory.getLogger(ReadPlan.class);
-
-	private static final JsonFactory json = new JsonFactory();
 
 	private final String key;
 
@@ -46,11 +44,11 @@ final class ReadPlan {
 	static ReadPlan peek(String key, byte[] value) {
 		Integer version = null;
 		Integer generation = null;
-		try (JsonParser parser = json.createParser(value)) {
+		try (JsonParser parser = JsonMapper.shared().createParser(value)) {
 			if (parser.nextToken() != JsonToken.START_OBJECT) {
 				throw new MalformedControlRecordException("value of '" + key + "' is not a JSON object");
 			}
-			while ((version == null || generation == null) && parser.nextToken() == JsonToken.FIELD_NAME) {
+			while ((version == null || generation == null) && parser.nextToken() == JsonToken.PROPERTY_NAME) {
 				String field = parser.currentName();
 				JsonToken token = parser.nextToken();
 				if ("v".equals(field) && token == JsonToken.VALUE_NUMBER_INT) {
@@ -64,7 +62,7 @@ final class ReadPlan {
 				}
 			}
 		}
-		catch (IOException ex) {
+		catch (JacksonException ex) {
 			throw new MalformedControlRecordException("value of '" + key + "' is not JSON: " + ex.getMessage());
 		}
 		if (version == null) {
