@@ -333,6 +333,9 @@ public final class ControlCodec {
 		}
 		learners.properties().forEach((entry) -> {
 			TaskId task = task(key, "learning", entry.getKey());
+			if (!entry.getValue().isIntegralNumber()) {
+				throw new MalformedControlRecordException("value of '" + key + "' has a non-integer lag of " + task);
+			}
 			learning.put(task, new Learner(task, entry.getValue().asLong(), ready.contains(task)));
 		});
 		return learning;

@@ -231,6 +231,8 @@ class ControlCodecTests {
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
 				"non-integer 'requestedAt'");
 		assertMalformed("plan/pod-7", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
+		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"learning\":{\"0_1\":\"far\"}}",
+				"has a non-integer lag of 0_1");
 		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":7,\"requestedAt\":5}",
 				"needs a text field 'leaveId'");
 		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"epoch\":1}", "needs a number field 'generation'");
