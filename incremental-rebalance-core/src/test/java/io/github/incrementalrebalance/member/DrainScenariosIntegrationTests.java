@@ -331,8 +331,14 @@ class DrainScenariosIntegrationTests {
 	void withLeaveUnansweredPlanWritesThatFailEndTheLeaveWithoutLearnersAndTheLeaderSaysWhy() throws Exception {
 		Group group = new Group("unwritable-plans", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
+			// one record per batch: a batch of several records over the topic's limit is split again and again by the
+			// producer until its delivery timeout, where a single record over it fails at the broker's first answer
+			StreamsInstance a = launcher.instance("a")
+				.property(StreamsConfig.PRODUCER_PREFIX + ProducerConfig.BATCH_SIZE_CONFIG, 0)
+				.memberRuntime()
+				.start();
 			StreamsInstance b = launcher.instance("b")
+				.property(StreamsConfig.PRODUCER_PREFIX + ProducerConfig.BATCH_SIZE_CONFIG, 0)
 				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
 				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
 				.memberRuntime()
@@ -360,7 +366,7 @@ class DrainScenariosIntegrationTests {
 				assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
 						(outcome) -> assertThat(outcome.reason()).isEqualTo(DrainOutcome.Reason.NO_LEARNER_PLAN));
 				// the plan of a alone may fit again once b is gone: what the leader said while it did not is the point
-				await("the leader reports the plans it cannot publish").atMost(Duration.ofSeconds(45))
+				await("the leader reports the plans it cannot publish").atMost(Duration.ofSeconds(30))
 					.until(() -> log.messages(Level.WARN).stream()
 						.anyMatch((warn) -> warn.contains("the last plan could not be published to " + controlTopic)));
 			}
