@@ -2,8 +2,10 @@ package io.github.incrementalrebalance.testkit;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -145,18 +147,11 @@ public final class ExactCountVerifier {
 		}
 
 		private void count(Long sent, Long counted, int delta) {
-			if (sent == null) {
-				if (counted != null) {
-					this.over += delta;
+			switch (Count.of(sent, counted)) {
+				case UNDER -> this.under += delta;
+				case OVER -> this.over += delta;
+				case EXACT -> {
 				}
-				return;
-			}
-			long seen = (counted != null) ? counted : 0;
-			if (seen < sent) {
-				this.under += delta;
-			}
-			else if (seen > sent) {
-				this.over += delta;
 			}
 		}
 
@@ -201,19 +196,43 @@ public final class ExactCountVerifier {
 
 	private static Map<String, String> differences(Map<String, Long> expected, Map<String, Long> actual) {
 		Map<String, String> wrong = new HashMap<>();
-		expected.forEach((key, count) -> {
-			long seen = actual.getOrDefault(key, 0L);
-			if (seen > count) {
-				wrong.put(key, "over: counted " + seen + ", sent " + count);
+		Set<String> keys = new HashSet<>(expected.keySet());
+		keys.addAll(actual.keySet());
+		for (String key : keys) {
+			Long sent = expected.get(key);
+			Long counted = actual.get(key);
+			String what = "counted " + ((counted != null) ? counted : 0) + ", "
+					+ ((sent != null) ? "sent " + sent : "never sent");
+			switch (Count.of(sent, counted)) {
+				case UNDER -> wrong.put(key, "under: " + what);
+				case OVER -> wrong.put(key, "over: " + what);
+				case EXACT -> {
+				}
 			}
-			else if (seen < count) {
-				wrong.put(key, "under: counted " + seen + ", sent " + count);
-			}
-		});
-		actual.keySet().stream()
-			.filter((key) -> !expected.containsKey(key))
-			.forEach((key) -> wrong.put(key, "over: counted " + actual.get(key) + ", never sent"));
+		}
 		return wrong;
+	}
+
+	/**
+	 * How one key's latest count compares with what was sent of it: the one rule both the running tally and the final
+	 * differences follow.
+	 */
+	private enum Count {
+
+		EXACT, UNDER, OVER;
+
+		/**
+		 * @param sent how many records of the key were sent, null if none
+		 * @param counted its latest count, null if none was read
+		 */
+		static Count of(Long sent, Long counted) {
+			if (sent == null) {
+				return (counted == null) ? EXACT : OVER;
+			}
+			long seen = (counted != null) ? counted : 0;
+			return (seen < sent) ? UNDER : (seen > sent) ? OVER : EXACT;
+		}
+
 	}
 
 }
