@@ -25,13 +25,18 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * The Spring Boot application of the auto-configuration's integration tests: the test kit's counting topology
@@ -115,6 +120,25 @@ class CountingBootApplication {
 			.properties(all.toArray(String[]::new))
 			.initializers((context) -> context.getBeanFactory().registerSingleton("testClients", clients))
 			.run();
+	}
+
+	/**
+	 * Spring Security with its CSRF protection on, as a single-page application sets it up (the token in a cookie a
+	 * script reads, sent back in a header): with {@code test.security.csrf=true}. Every request is let through; a
+	 * write without the token is refused with 403.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty("test.security.csrf")
+	@EnableWebSecurity
+	static class CsrfProtection {
+
+		@Bean
+		SecurityFilterChain csrfProtected(HttpSecurity http) throws Exception {
+			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
+				.csrf((csrf) -> csrf.spa())
+				.build();
+		}
+
 	}
 
 	static final class RemovedStreams implements StreamsBuilderFactoryBean.Listener {

@@ -1,10 +1,14 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.io.File;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -22,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
@@ -40,7 +46,9 @@ import static org.awaitility.Awaitility.await;
  * The live page in a real browser (Debian's headless Chromium, driven by Selenium) on a real broker: a (leave allowed)
  * and b (read-only), their restores throttled until the test lets them go. On a's page an operator asks b to leave:
  * the page shows b LEAVING and a's learners moving with an ETA, the cancel returns b to STABLE, and the leave clicked
- * again drains b until it is gone; b's own page offers no leave. Without Chromium and its driver
+ * again drains b until it is gone; b's own page offers no leave. Both run Spring Security with CSRF protection on, as a
+ * single-page application sets it up: the page's writes carry the token. A leave is confirmed in a dialog first; the
+ * focused button and the scroll position survive the page's refreshes. Without Chromium and its driver
  * ({@code apt-get install chromium chromium-driver}) the tests are skipped, unless the environment variable
  * {@code BROWSER_TESTS_REQUIRED=true} (set by {@code .ci/run}) makes that a failure.
  */
@@ -98,11 +106,36 @@ class RebalancePageBrowserTests {
 			page("both members on a's page").atMost(Duration.ofMinutes(1))
 				.until(() -> state("a").equals("STABLE") && state("b").equals("STABLE")
 						&& row("b").getText().contains(" · incremental"));
+			assertThat(this.browser.findElement(By.cssSelector("#left td.empty")).getText()).isEqualTo("nobody left lately");
+			assertThat(leaveButton("b").getDomAttribute("aria-label")).isEqualTo("Leave: b");
+			HttpResponse<String> withoutToken = HttpClient.newHttpClient()
+				.send(HttpRequest.newBuilder(CountingBootApplication.uri(a, "/actuator/rebalance/leave"))
+					.header("Content-Type", "application/json")
+					.POST(HttpRequest.BodyPublishers.ofString("{\"instanceId\": \"b\"}"))
+					.build(), HttpResponse.BodyHandlers.ofString());
+			assertThat(withoutToken.statusCode()).as("a write without the CSRF token").isEqualTo(403);
+
+			focus(leaveButton("b"));
+			String before = status();
+			page("a refresh").atMost(Duration.ofSeconds(10)).until(() -> !status().equals(before));
+			assertThat(focused().getDomAttribute("data-focus")).as("the focus after a refresh").isEqualTo("action:b");
 			producer.load(4, 10_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "page-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 
 			click(() -> leaveButton("b"));
+			WebElement confirm = this.browser.findElement(By.id("confirm"));
+			assertThat(confirm.getDomProperty("open")).as("the confirmation is open").isEqualTo("true");
+			assertThat(confirm.getText()).contains("Ask b to leave the group?").contains("hands its");
+			assertThat(focused().getDomAttribute("id")).as("the safe choice has the focus").isEqualTo("confirm-keep");
+			this.browser.findElement(By.id("confirm-keep")).click();
+			assertThat(confirm.getDomProperty("open")).as("the confirmation is closed").isEqualTo("false");
+			String kept = status();
+			page("a refresh after keeping b").atMost(Duration.ofSeconds(10)).until(() -> !status().equals(kept));
+			assertThat(state("b")).as("kept: no leave asked").isEqualTo("STABLE");
+			assertThat(b.getBean(MemberRuntimes.class).all().get(0).state().name()).isEqualTo("STABLE");
+
+			leave("b");
 			page("b leaving on the page").atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("LEAVING"));
 			page("the plan that acts on the leave, above the one before").atMost(Duration.ofSeconds(10))
 				.until(() -> this.browser.findElements(By.cssSelector("#decisions li")).size() >= 2
@@ -117,6 +150,9 @@ class RebalancePageBrowserTests {
 			});
 			page("the learners' lag falls on the page").atMost(Duration.ofSeconds(30))
 				.until(() -> !learners("a").isEmpty() && totalLag(learners("a")) < lagBefore.get());
+			assertThat(row("a").findElements(By.cssSelector("[role=progressbar]"))).isNotEmpty()
+				.allSatisfy((bar) -> assertThat(bar.getDomAttribute("aria-label")).startsWith("learner of "))
+				.allSatisfy((bar) -> assertThat(bar.getDomAttribute("aria-valuenow")).matches("\\d+"));
 			page("b's drain with its ETA").atMost(Duration.ofSeconds(10))
 				.until(() -> row("b").findElement(By.cssSelector("td.drain")).getText()
 					.matches("0/\\d learners ready · ETA (\\d+ min )?\\d+ s.*"));
@@ -124,6 +160,8 @@ class RebalancePageBrowserTests {
 			Files.copy(((ChromeDriver) this.browser).getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOT,
 					StandardCopyOption.REPLACE_EXISTING);
 
+			assertThat(row("b").findElement(By.cssSelector("button.cancel")).getDomAttribute("aria-label"))
+				.isEqualTo("Cancel the leave of b");
 			click(() -> row("b").findElement(By.cssSelector("button.cancel")));
 			page("b stable again on the page").atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("STABLE"));
 			assertThat(b.getBean(MemberRuntimes.class).all().get(0).state().name()).isEqualTo("STABLE");
@@ -136,11 +174,31 @@ class RebalancePageBrowserTests {
 			this.throttle.release();
 			this.browser.get(CountingBootApplication.uri(a, "/actuator/rebalance/page/index.html").toString());
 			page().atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("STABLE"));
-			click(() -> leaveButton("b"));
+			this.browser.manage().window().setSize(new Dimension(900, 240));
+			((JavascriptExecutor) this.browser).executeScript("window.scrollTo(0, document.body.scrollHeight)");
+			long scrolled = scrollY();
+			assertThat(scrolled).as("a page taller than the window").isPositive();
+			String unscrolled = status();
+			page("a refresh while scrolled").atMost(Duration.ofSeconds(10)).until(() -> !status().equals(unscrolled));
+			assertThat(scrollY()).as("the scroll position after a refresh").isEqualTo(scrolled);
+			this.browser.manage().window().setSize(new Dimension(1400, 900));
+			leave("b");
 			page("b drained and gone from the page").atMost(Duration.ofMinutes(2))
 				.until(() -> this.browser.findElements(By.cssSelector("#members tr[data-instance='b']")).isEmpty()
 						&& this.browser.findElement(By.cssSelector("#left tr[data-instance='b']")).getText()
 							.contains("drained (learners-ready), 0 tasks moved cold"));
+		}
+	}
+
+	@Test
+	void thePageOfAnInstanceWhoseKafkaStreamsHasNotStartedSaysSo() {
+		try (ConfigurableApplicationContext idle = start("idle", "unrestricted", "spring.kafka.streams.auto-startup=false")) {
+			this.browser.get(CountingBootApplication.uri(idle, "/actuator/rebalance/page/index.html").toString());
+			page("an empty group on the page").atMost(Duration.ofSeconds(30))
+				.until(() -> this.browser.findElement(By.id("status")).getText().startsWith("updated "));
+			assertThat(this.browser.findElement(By.cssSelector("#members td.empty")).getText()).startsWith("no members");
+			assertThat(this.browser.findElement(By.cssSelector("#left td.empty")).getText()).isEqualTo("nobody left lately");
+			assertThat(this.browser.findElement(By.id("error")).getText()).isEmpty();
 		}
 	}
 
@@ -166,12 +224,39 @@ class RebalancePageBrowserTests {
 		});
 	}
 
-	private ConfigurableApplicationContext start(String name, String access) {
-		return CountingBootApplication.start(broker, "page-app", name, this.stateRoot, this.throttle, true,
-				"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
+	/**
+	 * Ask a member to leave from its row, and confirm.
+	 */
+	private void leave(String instanceId) {
+		click(() -> leaveButton(instanceId));
+		click(() -> this.browser.findElement(By.id("confirm-leave")));
+	}
+
+	private void focus(WebElement element) {
+		((JavascriptExecutor) this.browser).executeScript("arguments[0].focus()", element);
+	}
+
+	private WebElement focused() {
+		return this.browser.switchTo().activeElement();
+	}
+
+	private String status() {
+		return this.browser.findElement(By.id("status")).getText();
+	}
+
+	private long scrollY() {
+		return ((Number) ((JavascriptExecutor) this.browser).executeScript("return window.scrollY")).longValue();
+	}
+
+	private ConfigurableApplicationContext start(String name, String access, String... more) {
+		List<String> properties = new ArrayList<>(List.of("spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
 				"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
 				"incremental-rebalance.progress-interval=1s", "incremental-rebalance.on-drained=stop-streams",
-				"management.endpoints.web.exposure.include=rebalance", "management.endpoint.rebalance.access=" + access);
+				"management.endpoints.web.exposure.include=rebalance", "management.endpoint.rebalance.access=" + access,
+				"test.security.csrf=true"));
+		properties.addAll(List.of(more));
+		return CountingBootApplication.start(broker, "page-app", name, this.stateRoot, this.throttle, true,
+				properties.toArray(String[]::new));
 	}
 
 	private WebElement row(String instanceId) {
