@@ -37,8 +37,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * to 253, a pod's has up to 63) is shortened to its first 21 characters and 8 hex digits of its SHA-256, and the
  * endpoint and command line take either. Default: the pod name (HOSTNAME), else the host name and process id.
  * @param controlTopic Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'
- * (a StreamsBuilderFactoryBean of the application's own keeps '<application.id>-rebalance-control' or its own key).
- * Default: '<application.id>-rebalance-control'.
+ * (a StreamsBuilderFactoryBean of the application's own keeps the default or its own key). Default: the
+ * application id followed by '-rebalance-control'.
  * @param controlTopicCreate Whether to create the control topic when it is missing.
  * @param leaveOnClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
  * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka
