@@ -6,13 +6,16 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.DrainProgress;
+import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.member.RebalanceCause;
 import io.github.incrementalrebalance.member.TaskRole;
 import io.github.incrementalrebalance.member.TaskState;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,7 +26,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Meters of the members, tagged by application: tasks per state, each learner's lag and the largest, the drain's
- * ETA, rebalances this member enforced, drain durations, assignor fallbacks.
+ * ETA, rebalances this member enforced, drain durations, how the other members' leaves ended, assignor fallbacks.
  */
 public class RebalanceMetrics implements MeterBinder {
 
@@ -98,6 +101,7 @@ public class RebalanceMetrics implements MeterBinder {
 				.tags(tags)
 				.register(registry);
 			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
+			runtime.controlView().addListener(new LeaveEnds(registry, tags, runtime));
 			FunctionCounter.builder("kafka.streams.rebalance.assignor.fallbacks", runtime,
 					(member) -> member.assignorStatus().fallbacks())
 				.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
@@ -120,6 +124,50 @@ public class RebalanceMetrics implements MeterBinder {
 			.flatMap(DrainProgress::eta)
 			.map((eta) -> Math.max(0, Duration.between(Instant.now(), eta).toMillis() / 1000.0))
 			.orElse(Double.NaN);
+	}
+
+	/**
+	 * Counts how the other members' leaves ended, from the end each leaver writes into its leave record as it closes:
+	 * the leaver's own meters go with its process, these stay with the members that stay, so a scrape after a pod is
+	 * gone still shows how it left. Every member that stays counts each end it reads (a query takes the largest count
+	 * of the members, not their sum); the leaver's instance id is the {@code member} tag, one series per member that
+	 * left while this one ran. Told on the control topic reader's thread, of records written after it started.
+	 */
+	private static final class LeaveEnds implements Consumer<ControlRecord> {
+
+		private final MeterRegistry registry;
+
+		private final Tags tags;
+
+		private final MemberRuntime runtime;
+
+		LeaveEnds(MeterRegistry registry, Tags tags, MemberRuntime runtime) {
+			this.registry = registry;
+			this.tags = tags;
+			this.runtime = runtime;
+		}
+
+		@Override
+		public void accept(ControlRecord record) {
+			if (!(record instanceof LeaveRecord leave) || leave.ended().isEmpty()
+					|| leave.incarnation().equals(this.runtime.identity().incarnation())) {
+				return;
+			}
+			LeaveRecord.Ended ended = leave.ended().get();
+			Tags member = this.tags.and("member", leave.instanceId());
+			Counter.builder("kafka.streams.rebalance.leaves")
+				.description("Leaves of other members of the group that ended, by the leaver's instance id (member), "
+						+ "outcome and reason, read from the control topic by this member, which stayed")
+				.tags(member.and("outcome", ended.outcome(), "reason", ended.reason()))
+				.register(this.registry)
+				.increment();
+			Counter.builder("kafka.streams.rebalance.leaves.tasks.moved.cold")
+				.description("Tasks those leaves moved without a ready learner, by the leaver's instance id (member)")
+				.tags(member)
+				.register(this.registry)
+				.increment(ended.tasksMovedCold());
+		}
+
 	}
 
 	/**

@@ -206,6 +206,16 @@ class RebalanceEndpointIntegrationTests {
 				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
 			exportedSeries(prometheusOfA.scrape(), exported);
+			await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
+				.until(() -> prometheusOfB.scrape().contains("kafka_streams_rebalance_leaves_total{"));
+			assertThat(prometheusOfB.scrape()).as("b's scrape")
+				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\",member=\"a\","
+						+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
+				.contains("kafka_streams_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
+						+ "member=\"a\"} 0.0");
+			assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")
+				.doesNotContain("kafka_streams_rebalance_leaves_total");
+			exportedSeries(prometheusOfB.scrape(), exported);
 			for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
 				assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
 					.allSatisfy((series) -> assertThat(exported).as("series exported").containsKey(series));
