@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -71,9 +72,37 @@ public final class DrainOnShutdown implements SmartLifecycle {
 		return (wanted.compareTo(this.fits) > 0) ? this.fits : wanted;
 	}
 
+	/**
+	 * Says at start, not at the first SIGTERM, when a member's drain on shutdown cannot have the time it is meant to.
+	 */
 	@Override
 	public void start() {
 		this.running = true;
+		for (MemberRuntime runtime : this.runtimes.all()) {
+			if (runtime.groupInstanceId().isEmpty()) {
+				cutShort(runtime.identity().instanceId(), runtime.scaleDownTimeout().orElse(DEFAULT_BOUND))
+					.ifPresent(logger::warn);
+			}
+		}
+	}
+
+	/**
+	 * Why a drain on shutdown would be cut shorter than the member's scale-down timeout, if it would.
+	 * @param instanceId the member
+	 * @param wanted its scale-down timeout, or the default bound
+	 * @return the warning, with what to set
+	 */
+	Optional<String> cutShort(String instanceId, Duration wanted) {
+		if (wanted.compareTo(this.fits) <= 0) {
+			return Optional.empty();
+		}
+		return Optional.of(String.format(Locale.ROOT, "The drain on shutdown of %s cannot take its scale-down timeout "
+				+ "of %s: Spring waits at most %s (spring.lifecycle.timeout-per-shutdown-phase) for it, less %s for "
+				+ "Kafka Streams to close, so a drain on shutdown whose learners need longer ends forced after %s. Set "
+				+ "spring.lifecycle.timeout-per-shutdown-phase to at least %s and the pod's "
+				+ "terminationGracePeriodSeconds above that plus the web server's graceful shutdown, or lower the "
+				+ "scale-down timeout", instanceId, wanted, this.shutdownPhaseTimeout, CLOSE_ALLOWANCE, this.fits,
+				wanted.plus(CLOSE_ALLOWANCE)));
 	}
 
 	@Override
