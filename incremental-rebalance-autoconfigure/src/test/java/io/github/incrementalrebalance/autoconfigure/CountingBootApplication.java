@@ -6,18 +6,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.jspecify.annotations.Nullable;
@@ -64,6 +69,29 @@ class CountingBootApplication {
 	@Bean
 	StreamsBuilderFactoryBeanConfigurer recordRemovedStreams(RemovedStreams removed) {
 		return (factoryBean) -> factoryBean.addListener(removed);
+	}
+
+	@Bean
+	RestoreCounter restoreCounter() {
+		return new RestoreCounter();
+	}
+
+	@Bean
+	StreamsBuilderFactoryBeanConfigurer countRestores(RestoreCounter counter) {
+		return (factoryBean) -> {
+			counter.topology = factoryBean::getTopology;
+			factoryBean.setStateRestoreListener(counter);
+		};
+	}
+
+	/**
+	 * The records the application restored into its active tasks, per task: what a task that moved onto a warm
+	 * learner restores at promotion is at most the learner's last lag, a cold move restores the whole state.
+	 * @param context the application
+	 * @return the counts so far
+	 */
+	static RestoredRecords restoredRecords(ConfigurableApplicationContext context) {
+		return context.getBean(RestoreCounter.class).records();
 	}
 
 	/**
@@ -137,6 +165,40 @@ class CountingBootApplication {
 			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
 				.csrf((csrf) -> csrf.spa())
 				.build();
+		}
+
+	}
+
+	/**
+	 * The factory bean's restore listener: its topology is built when Kafka Streams is, so the counts are made on the
+	 * first restore (told on the state updater threads) or the first read.
+	 */
+	static final class RestoreCounter implements StateRestoreListener {
+
+		private volatile Supplier<Topology> topology;
+
+		private RestoredRecords records;
+
+		synchronized RestoredRecords records() {
+			if (this.records == null) {
+				this.records = RestoredRecords.of(this.topology.get());
+			}
+			return this.records;
+		}
+
+		@Override
+		public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
+			records().onRestoreStart(partition, storeName, startingOffset, endingOffset);
+		}
+
+		@Override
+		public void onBatchRestored(TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {
+			records().onBatchRestored(partition, storeName, batchEndOffset, numRestored);
+		}
+
+		@Override
+		public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
+			records().onRestoreEnd(partition, storeName, totalRestored);
 		}
 
 	}

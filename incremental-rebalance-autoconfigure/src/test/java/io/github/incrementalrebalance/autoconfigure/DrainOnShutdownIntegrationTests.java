@@ -7,15 +7,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.processor.TaskId;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,19 +43,33 @@ class DrainOnShutdownIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
+	private static final int ACCEPTABLE_LAG = 100;
+
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();
 
 	@TempDir
 	Path stateRoot;
 
+	/**
+	 * Real state, restored through a throttle (a slower disk): b's shutdown waits for a's learners of its tasks, so
+	 * they move warm, restoring at most the acceptable lag at promotion, where a cold move restores the whole state
+	 * (20 times that).
+	 */
 	@Test
-	void normalShutdownDrainsFirst() {
+	void normalShutdownDrainsFirstThroughLearnersThatRestoredTheState() {
 		broker.createTopics(PARTITIONS, "shutdown-app-input", "shutdown-app-output");
-		try (ConfigurableApplicationContext a = start("a", false); ConfigurableApplicationContext b = start("b", true)) {
+		RestoreThrottle throttle = RestoreThrottle.of(2_000);
+		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "shutdown-app-input");
+				ConfigurableApplicationContext a = start("a", false, throttle);
+				ConfigurableApplicationContext b = start("b", true, null)) {
 			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
 				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
 						&& activeTasks(a).size() + activeTasks(b).size() == PARTITIONS);
+			producer.load(PARTITIONS, 20 * ACCEPTABLE_LAG, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "shutdown-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+			Set<TaskId> ofB = activeTasks(b);
 			MemberRuntime drained = b.getBean(MemberRuntimes.class).all().get(0);
 			List<MemberState> states = new CopyOnWriteArrayList<>();
 			drained.addStateListener(states::add);
@@ -63,6 +81,13 @@ class DrainOnShutdownIntegrationTests {
 			await("a runs every task").atMost(Duration.ofSeconds(30))
 				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
+			RestoredRecords restored = CountingBootApplication.restoredRecords(a);
+			assertThat(ofB).as("b's tasks, restored on a at promotion")
+				.allSatisfy((task) -> assertThat(restored.restoredInto(task)).as("task %s", task)
+					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
+			producer.load(PARTITIONS, 100, 1);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "shutdown-app-output",
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 		}
 	}
 
@@ -107,10 +132,12 @@ class DrainOnShutdownIntegrationTests {
 	void shutdownWhoseLearnersCannotFinishReturnsWithinTheShutdownPhaseAndSaysTheLeaveWasForced() {
 		broker.createTopics(PARTITIONS, "bounded-app-input", "bounded-app-output");
 		RestoreThrottle slow = RestoreThrottle.of(50);
-		String lag = "spring.kafka.streams.properties.acceptable.recovery.lag=100";
+		String lag = "spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG;
+		// the capture opens once a started: Spring Boot resets the logging of the first application in a JVM
 		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "bounded-app-input");
 				ConfigurableApplicationContext a = CountingBootApplication.start(broker, "bounded-app", "a",
 						this.stateRoot, slow, false, lag);
+				LogCapture startLog = LogCapture.of(DrainOnShutdown.class);
 				ConfigurableApplicationContext b = CountingBootApplication.start(broker, "bounded-app", "b",
 						this.stateRoot, null, false, lag, "incremental-rebalance.drain-on-shutdown=true",
 						"incremental-rebalance.scale-down-timeout=5m",
@@ -118,6 +145,9 @@ class DrainOnShutdownIntegrationTests {
 			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
 				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
 						&& activeTasks(a).size() + activeTasks(b).size() == PARTITIONS);
+			assertThat(startLog.messages(Level.WARN)).as("said at start, not at the SIGTERM")
+				.anyMatch((warning) -> warning.startsWith("The drain on shutdown of b cannot take its scale-down "
+						+ "timeout of PT5M") && warning.contains("at least PT5M5S"));
 			producer.load(PARTITIONS, 5_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
@@ -140,15 +170,25 @@ class DrainOnShutdownIntegrationTests {
 			slow.release();
 			await("a runs every task").atMost(Duration.ofMinutes(1))
 				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
+			RestoredRecords restored = CountingBootApplication.restoredRecords(a);
+			assertThat(ofB).as("b's tasks, moved cold: restored on a at promotion")
+				.allSatisfy((task) -> assertThat(restored.restoredInto(task)).as("task %s", task)
+					.isGreaterThan(ACCEPTABLE_LAG));
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 		}
 	}
 
 	private ConfigurableApplicationContext start(String name, boolean drainOnShutdown) {
-		return CountingBootApplication.start(broker, "shutdown-app", name, this.stateRoot, null, false,
+		return start(name, drainOnShutdown, null);
+	}
+
+	private ConfigurableApplicationContext start(String name, boolean drainOnShutdown,
+			@Nullable RestoreThrottle throttle) {
+		return CountingBootApplication.start(broker, "shutdown-app", name, this.stateRoot, throttle, false,
 				"incremental-rebalance.drain-on-shutdown=" + drainOnShutdown,
-				"incremental-rebalance.scale-down-timeout=30s");
+				"incremental-rebalance.scale-down-timeout=30s",
+				"spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG);
 	}
 
 }

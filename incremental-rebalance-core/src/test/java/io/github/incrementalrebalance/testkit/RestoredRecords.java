@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.member.StoreTasks;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.TaskId;
@@ -32,6 +33,16 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	RestoredRecords(StoreTasks storeTasks) {
 		this.storeTasks = storeTasks;
+	}
+
+	/**
+	 * Counts for an instance of a topology built elsewhere (a Spring Boot application's factory bean): set it as the
+	 * instance's global restore listener and, where the instance allows, its standby update listener.
+	 * @param topology the instance's topology
+	 * @return the counts, empty so far
+	 */
+	public static RestoredRecords of(Topology topology) {
+		return new RestoredRecords(StoreTasks.of(topology.describe()));
 	}
 
 	/**

@@ -142,6 +142,10 @@ class ShutdownSignalIT {
 						restoredAfterSigterm, movedBySigterm, killStall.toMillis(), restoredAfterKill, movedByKill,
 						afterKill.lost(), afterKill.duplicated());
 				assertThat(afterKill.lost()).as("a kill loses nothing either: it costs time").isZero();
+				assertThat(restoredAfterKill)
+					.as("a kill moves the killed member's %d tasks cold: each restores at least its %d keys",
+							movedByKill, KEYS_PER_TASK)
+					.isGreaterThanOrEqualTo((long) KEYS_PER_TASK * movedByKill);
 				assertThat(killStall).as("the killed member's tasks wait for the session timeout")
 					.isGreaterThan(SESSION_TIMEOUT.dividedBy(2));
 				assertThat(sigtermStall).as("a drain hands over within a rebalance round").isLessThan(killStall);
