@@ -1,0 +1,128 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One application of a drain scenario test ({@link DrainScenariosIntegrationTests},
+ * {@link LeaveWithoutLearnersIntegrationTests}), with their drain settings: exactly-once, restores that the tests
+ * throttle per instance so learners warm up as slowly as each needs, and the assignor's safety-net follow-up at 5
+ * minutes, so that moves come from the members' own triggers.
+ */
+final class DrainScenarioGroup {
+
+	static final int PARTITIONS = 4;
+
+	/** A twentieth of the state per task: a move that restores it cold fails the bound. */
+	static final long ACCEPTABLE_LAG = 500;
+
+	static final int KEYS_PER_TASK = 10_000;
+
+	private final CountingApplication application;
+
+	private final Path stateRoot;
+
+	private final String learnerRebalance;
+
+	/**
+	 * @param broker the broker
+	 * @param stateRoot where the test keeps its instances' state
+	 * @param applicationId the application id, one per test
+	 * @param learnerRebalance {@code eager} or {@code conservative}
+	 */
+	DrainScenarioGroup(KafkaBroker broker, Path stateRoot, String applicationId, String learnerRebalance) {
+		this.application = new CountingApplication(broker, applicationId, PARTITIONS);
+		this.stateRoot = stateRoot;
+		this.learnerRebalance = learnerRebalance;
+	}
+
+	TrackingProducer producer() {
+		return this.application.producer();
+	}
+
+	GapMeter gapMeter() {
+		return this.application.gapMeter();
+	}
+
+	StreamsLauncher launcher() {
+		return this.application
+			.launcher(this.stateRoot.resolve(this.application.applicationId()))
+			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance)
+			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
+			// start-up moves leave task directories behind; cleaned, they do not attract the learners
+			.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L);
+	}
+
+	List<StreamsInstance> members(StreamsLauncher launcher, Map<String, RestoreThrottle> throttles) {
+		return throttles.entrySet().stream()
+			.map((entry) -> member(launcher, entry.getKey(), entry.getValue()))
+			.toList();
+	}
+
+	/**
+	 * Member a on Kafka's own assignor, started first so that it leads: it publishes no learner plan.
+	 */
+	StreamsInstance upgradingLeader(StreamsLauncher launcher) {
+		return launcher.instance("a")
+			.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
+			.memberRuntime()
+			.start()
+			.awaitRunning();
+	}
+
+	StreamsInstance member(StreamsLauncher launcher, String name, RestoreThrottle throttle) {
+		return launcher.instance(name)
+			.restoreThrottle(throttle)
+			.memberRuntime()
+			.start();
+	}
+
+	void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
+		this.application.loadAndSettle(producer, KEYS_PER_TASK, instances);
+	}
+
+	void verifyCounts(TrackingProducer producer) {
+		this.application.verifyCounts(producer);
+	}
+
+	/**
+	 * One throttle for each of a, b and c, in that order.
+	 */
+	static Map<String, RestoreThrottle> throttles(long recordsPerSecond) {
+		Map<String, RestoreThrottle> throttles = new LinkedHashMap<>();
+		for (String name : List.of("a", "b", "c")) {
+			throttles.put(name, RestoreThrottle.of(recordsPerSecond));
+		}
+		return throttles;
+	}
+
+	static void assertRestoredAtPromotionAtMostTheLag(Set<TaskId> moved, StreamsInstance... newOwners) {
+		for (TaskId task : moved) {
+			long restored = 0;
+			for (StreamsInstance owner : newOwners) {
+				restored += owner.restoredRecords().restoredInto(task);
+			}
+			assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
+		}
+	}
+
+}
