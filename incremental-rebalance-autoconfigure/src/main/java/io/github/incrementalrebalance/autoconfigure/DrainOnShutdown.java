@@ -73,36 +73,44 @@ public final class DrainOnShutdown implements SmartLifecycle {
 	}
 
 	/**
-	 * Says at start, not at the first SIGTERM, when a member's drain on shutdown cannot have the time it is meant to.
+	 * Says at start, not at the first SIGTERM, what a member's drain on shutdown may take: at INFO when the shutdown
+	 * phase bounds it below the member's scale-down timeout (a leave asked otherwise keeps that timeout), at WARN when
+	 * the phase leaves no time to drain at all.
 	 */
 	@Override
 	public void start() {
 		this.running = true;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			if (runtime.groupInstanceId().isEmpty()) {
-				cutShort(runtime.identity().instanceId(), runtime.scaleDownTimeout().orElse(DEFAULT_BOUND))
-					.ifPresent(logger::warn);
+				Duration wanted = runtime.scaleDownTimeout().orElse(DEFAULT_BOUND);
+				cutShort(runtime.identity().instanceId(), wanted).ifPresent((message) -> {
+					if (this.fits.isZero()) {
+						logger.warn(message);
+					}
+					else {
+						logger.info(message);
+					}
+				});
 			}
 		}
 	}
 
 	/**
-	 * Why a drain on shutdown would be cut shorter than the member's scale-down timeout, if it would.
+	 * What a drain on shutdown may take when the shutdown phase bounds it below the member's scale-down timeout.
 	 * @param instanceId the member
 	 * @param wanted its scale-down timeout, or the default bound
-	 * @return the warning, with what to set
+	 * @return what it may take and what to set for more, or empty when the timeout fits
 	 */
 	Optional<String> cutShort(String instanceId, Duration wanted) {
 		if (wanted.compareTo(this.fits) <= 0) {
 			return Optional.empty();
 		}
-		return Optional.of(String.format(Locale.ROOT, "The drain on shutdown of %s cannot take its scale-down timeout "
-				+ "of %s: Spring waits at most %s (spring.lifecycle.timeout-per-shutdown-phase) for it, less %s for "
-				+ "Kafka Streams to close, so a drain on shutdown whose learners need longer ends forced after %s. Set "
+		return Optional.of(String.format(Locale.ROOT, "A drain on shutdown of %s may take %s, not its scale-down "
+				+ "timeout of %s: Spring waits at most %s (spring.lifecycle.timeout-per-shutdown-phase) for it, less %s "
+				+ "for Kafka Streams to close; learners that need longer end it forced. For the whole %s, set "
 				+ "spring.lifecycle.timeout-per-shutdown-phase to at least %s and the pod's "
-				+ "terminationGracePeriodSeconds above that plus the web server's graceful shutdown, or lower the "
-				+ "scale-down timeout", instanceId, wanted, this.shutdownPhaseTimeout, CLOSE_ALLOWANCE, this.fits,
-				wanted.plus(CLOSE_ALLOWANCE)));
+				+ "terminationGracePeriodSeconds above that plus the web server's graceful shutdown", instanceId,
+				this.fits, wanted, this.shutdownPhaseTimeout, CLOSE_ALLOWANCE, wanted, wanted.plus(CLOSE_ALLOWANCE)));
 	}
 
 	@Override
