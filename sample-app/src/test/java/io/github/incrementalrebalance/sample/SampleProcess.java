@@ -1,0 +1,134 @@
+package io.github.incrementalrebalance.sample;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.incrementalrebalance.testkit.JavaCommand;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+
+/**
+ * The sample application's jar run as a process of its own against the test's broker, as Kubernetes runs a pod: its
+ * own state directory and HTTP port, its log in a file, read over its actuator with the viewer's credentials. Read
+ * from the test's thread and from awaits.
+ *
+ * @param name its instance id
+ * @param port its HTTP port (the actuator's too)
+ * @param process the process
+ * @param log its standard output and error
+ */
+record SampleProcess(String name, int port, Process process, Path log) {
+
+	/** What the JVM exits with when its shutdown hooks ran to the end after a SIGTERM (128 + 15). */
+	static final int EXIT_AFTER_SIGTERM = 143;
+
+	private static final Pattern ACTIVE = Pattern.compile("\"ACTIVE\":(\\d+)");
+
+	private static final Pattern RESTORED = Pattern.compile("Restored (\\d+) records of store");
+
+	private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+	/**
+	 * Start one.
+	 * @param broker the broker
+	 * @param work where its state directory, temporary files and log go
+	 * @param name its instance id
+	 * @param arguments the application's arguments besides its port, broker, state directory, instance id and users
+	 * @return the running process
+	 */
+	static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments) throws IOException {
+		int port = freePort();
+		Path log = work.resolve(name + ".log");
+		List<String> command = new ArrayList<>(JavaCommand.of("-Xmx384m", "-Djava.io.tmpdir=" + work, "-jar",
+				System.getProperty("sample.jar"), "--server.port=" + port,
+				"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+				"--spring.kafka.streams.state-dir=" + work.resolve("state-" + name),
+				"--incremental-rebalance.instance-id=" + name, "--sample.generate=false",
+				"--sample.security.operator-password=operator-secret",
+				"--sample.security.viewer-password=viewer-secret"));
+		command.addAll(arguments);
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		return new SampleProcess(name, port, process, log);
+	}
+
+	/** Its active tasks as its endpoint says; 0 while it does not answer. */
+	int active() {
+		Matcher matcher = ACTIVE.matcher(rebalance());
+		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
+	}
+
+	/** Its {@code /actuator/rebalance}; empty while it does not answer. */
+	String rebalance() {
+		return get("/actuator/rebalance", 200);
+	}
+
+	/** Whether it reports ready ({@code /actuator/health/readiness} answers 200). */
+	boolean ready() {
+		return !get("/actuator/health/readiness", 200).isEmpty();
+	}
+
+	/** How much it has logged so far: a mark to read what it logs after. */
+	long logSize() throws IOException {
+		return Files.size(this.log);
+	}
+
+	/** Records it restored into active tasks since its log had a size (the sample logs each restore). */
+	long restoredSince(long logSize) throws IOException {
+		Matcher matcher = RESTORED.matcher(logSince(logSize));
+		long total = 0;
+		while (matcher.find()) {
+			total += Long.parseLong(matcher.group(1));
+		}
+		return total;
+	}
+
+	String logSince(long logSize) throws IOException {
+		byte[] bytes = Files.readAllBytes(this.log);
+		return new String(bytes, (int) logSize, bytes.length - (int) logSize, StandardCharsets.UTF_8);
+	}
+
+	private String get(String path, int expected) {
+		if (!this.process.isAlive()) {
+			return "";
+		}
+		try {
+			HttpResponse<String> response = HTTP.send(HttpRequest
+				.newBuilder(URI.create("http://localhost:" + this.port + path))
+				.header("Authorization",
+						"Basic " + Base64.getEncoder()
+							.encodeToString("viewer:viewer-secret".getBytes(StandardCharsets.UTF_8)))
+				.GET()
+				.build(), HttpResponse.BodyHandlers.ofString());
+			return (response.statusCode() == expected) ? response.body() : "";
+		}
+		catch (IOException ex) {
+			return "";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "";
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
