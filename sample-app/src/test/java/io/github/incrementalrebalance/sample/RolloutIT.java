@@ -1,0 +1,168 @@
+package io.github.incrementalrebalance.sample;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A Deployment's rolling update of the sample application's jar, as real processes: three instances replaced one by
+ * one as {@code maxSurge: 1, maxUnavailable: 0} does it. A new process starts; once it reports ready, the oldest gets
+ * a SIGTERM; the next new process starts once that one is gone. Three runs side by side, each on a broker of its own:
+ * the sample as shipped (learners, a drain on shutdown, readiness that means warm); Kafka alone with a real
+ * leave-group (mode {@code upgrading}: Kafka's assignor, readiness at start); and that with a standby per task.
+ * <p>
+ * Each task holds 50 000 keys counted twice ({@code -Drollout.keys-per-task}); the shutdown phase is 90 s, so that a
+ * drain on shutdown may take 85 s. The processes' logs stay in {@code sample-app/target/rollout/<run>/}. On demand:
+ * {@code mvn -B -pl sample-app -am verify -Dit.test=RolloutIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
+ * (about 4 minutes here); the build runs the SIGTERM test of {@link ShutdownSignalIT} instead.
+ */
+@Tag(TestTags.BROKER)
+class RolloutIT {
+
+	/** State per task, each key counted twice. */
+	private static final int KEYS_PER_TASK = Integer.getInteger("rollout.keys-per-task", 50_000);
+
+	/** Learners are ready within this lag: what a moved task may restore at most at promotion. */
+	private static final int ACCEPTABLE_LAG = 100;
+
+	private static final int INSTANCES = 3;
+
+	/** Where each run's processes keep their state and logs, kept after the run. */
+	private final Path work = Path.of("target", "rollout");
+
+	@Test
+	void aRollingUpdateKeepsEveryTaskWarmWithLearnersWhereKafkaAloneRestoresAtPromotion() throws Exception {
+		List<Result> results = new ArrayList<>();
+		results.add(rollout("learners", List.of()));
+		results.add(rollout("kafka-leave-group", List.of("--incremental-rebalance.mode=upgrading",
+				"--incremental-rebalance.warm-readiness=false")));
+		results.add(rollout("kafka-standby", List.of("--incremental-rebalance.mode=upgrading",
+				"--incremental-rebalance.warm-readiness=false",
+				"--spring.kafka.streams.properties.num.standby.replicas=1")));
+
+		System.out.println("| run | longest stall of any task | records restored at promotion | drains forced | rollout |");
+		System.out.println("|---|---|---|---|---|");
+		results.forEach((result) -> System.out.println(result.row()));
+		Result learners = results.get(0);
+		Result leaveGroup = results.get(1);
+		assertThat(learners.forced()).as("no drain of the learner run was forced").isZero();
+		assertThat(learners.restored()).as("no task of the learner run restored its state at promotion")
+			.isLessThan(KEYS_PER_TASK);
+		assertThat(leaveGroup.restored()).as("Kafka alone restores tasks cold at promotion")
+			.isGreaterThanOrEqualTo(KEYS_PER_TASK);
+		assertThat(leaveGroup.longestStall()).as("and stalls them meanwhile").isGreaterThan(learners.longestStall());
+	}
+
+	private Result rollout(String run, List<String> arguments) throws Exception {
+		Path work = this.work.resolve(run).toAbsolutePath();
+		// the previous run's state and logs go: each run starts with empty state directories
+		if (Files.exists(work)) {
+			try (Stream<Path> paths = Files.walk(work)) {
+				paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+			}
+		}
+		Files.createDirectories(work);
+		List<SampleProcess> old = new ArrayList<>();
+		List<SampleProcess> all = new ArrayList<>();
+		try (KafkaBroker broker = new KafkaBroker().start();
+				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), PageViews.INPUT)) {
+			broker.createTopics(PageViews.PARTITIONS, PageViews.INPUT, PageViews.OUTPUT);
+			for (int i = 1; i <= INSTANCES; i++) {
+				old.add(launch(broker, work, "old-" + i, arguments));
+			}
+			all.addAll(old);
+			await(run + ": three processes share the six tasks").atMost(Duration.ofMinutes(3))
+				.until(() -> old.stream().allMatch((member) -> member.active() > 0)
+						&& old.stream().mapToInt(SampleProcess::active).sum() == PageViews.PARTITIONS);
+			producer.load(PageViews.PARTITIONS, KEYS_PER_TASK, 2);
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), PageViews.OUTPUT,
+					producer.acknowledgedCounts(), Duration.ofMinutes(3));
+			await(run + ": the group settled, nothing learning").atMost(Duration.ofMinutes(3))
+				.until(() -> old.stream().noneMatch((member) -> member.rebalance().contains("LEARNING")));
+			producer.startMarkers(PageViews.PARTITIONS, Duration.ofMillis(100));
+			try (MarkerWatcher markers = new MarkerWatcher(broker)) {
+				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				List<Long> marks = new ArrayList<>();
+				for (SampleProcess member : old) {
+					marks.add(member.logSize());
+				}
+				long started = System.currentTimeMillis();
+				int forced = 0;
+				for (int i = 1; i <= INSTANCES; i++) {
+					SampleProcess added = launch(broker, work, "new-" + i, arguments);
+					all.add(added);
+					marks.add(0L);
+					await(run + ": new-" + i + " ready").atMost(Duration.ofMinutes(10)).until(added::ready);
+					SampleProcess stopped = old.get(i - 1);
+					long mark = stopped.logSize();
+					stopped.process().destroy();
+					assertThat(stopped.process().waitFor(2, TimeUnit.MINUTES)).as("%s exits", stopped.name()).isTrue();
+					forced += stopped.logSince(mark).contains("is closed (forced)") ? 1 : 0;
+				}
+				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				Duration took = Duration.ofMillis(System.currentTimeMillis() - started);
+				Duration stall = markers.longestGapSince(started);
+				long restored = 0;
+				for (int i = 0; i < all.size(); i++) {
+					restored += all.get(i).restoredSince(marks.get(i));
+				}
+				producer.stopMarkers();
+				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), PageViews.OUTPUT,
+						producer.acknowledgedCounts(), Duration.ofMinutes(3));
+				return new Result(run, stall, restored, forced, took);
+			}
+		}
+		finally {
+			all.forEach((member) -> member.process().destroyForcibly());
+		}
+	}
+
+	private static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments)
+			throws IOException {
+		List<String> all = new ArrayList<>(List.of(
+				"--spring.kafka.streams.properties.consumer.heartbeat.interval.ms=1000",
+				"--spring.kafka.streams.properties.consumer.session.timeout.ms=10000",
+				"--spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
+				// room for the learners of an instance's share: the drain on shutdown may take 85 s
+				"--spring.lifecycle.timeout-per-shutdown-phase=90s"));
+		all.addAll(arguments);
+		return SampleProcess.launch(broker, work, name, all);
+	}
+
+	/**
+	 * One run's figures.
+	 * @param run what ran
+	 * @param longestStall the longest pause of any task's markers during the rollout
+	 * @param restored records restored into active tasks at promotion during the rollout, every process together
+	 * @param forced drains on shutdown that ended forced
+	 * @param took from the first new process's start until every task ran again after the last old one left
+	 */
+	private record Result(String run, Duration longestStall, long restored, int forced, Duration took) {
+
+		String row() {
+			return String.format(Locale.ROOT, "| %s | %.1f s | %,d | %d of %d | %.0f s |", this.run,
+					this.longestStall.toMillis() / 1000.0, this.restored, this.forced, INSTANCES,
+					this.took.toMillis() / 1000.0);
+		}
+
+	}
+
+}
