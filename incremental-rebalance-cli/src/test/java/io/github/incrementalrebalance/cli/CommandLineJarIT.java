@@ -44,7 +44,11 @@ class CommandLineJarIT {
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();
 
-	private final RestoreThrottle throttle = RestoreThrottle.of(1_000);
+	/**
+	 * Learners of b's tasks need about 40 s until the test releases them: longer than the list, watch and cancel the
+	 * test runs meanwhile, each a JVM of its own, take on a busy machine (a learner ready before the cancel drains b).
+	 */
+	private final RestoreThrottle throttle = RestoreThrottle.of(500);
 
 	@TempDir
 	Path stateRoot;
