@@ -1,16 +1,13 @@
 package io.github.incrementalrebalance.sample;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -18,6 +15,8 @@ import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.util.FileSystemUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -74,11 +73,7 @@ class RolloutIT {
 	private Result rollout(String run, List<String> arguments) throws Exception {
 		Path work = this.work.resolve(run).toAbsolutePath();
 		// the previous run's state and logs go: each run starts with empty state directories
-		if (Files.exists(work)) {
-			try (Stream<Path> paths = Files.walk(work)) {
-				paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-			}
-		}
+		FileSystemUtils.deleteRecursively(work);
 		Files.createDirectories(work);
 		List<SampleProcess> old = new ArrayList<>();
 		List<SampleProcess> all = new ArrayList<>();
