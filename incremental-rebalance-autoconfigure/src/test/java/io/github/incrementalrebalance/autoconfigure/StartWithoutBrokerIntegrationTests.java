@@ -8,7 +8,7 @@ import java.time.Duration;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
-import io.github.incrementalrebalance.testkit.TcpForwarder;
+import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.junit.jupiter.api.Tag;
@@ -43,7 +43,7 @@ class StartWithoutBrokerIntegrationTests {
 	void contextStartsWithoutABrokerAndOpensTheControlTopicOnceTheBrokerAnswers() throws Exception {
 		broker.createTopics(2, "late-app-input", "late-app-output");
 		String controlTopic = "late-app-rebalance-control";
-		try (TcpForwarder bootstrap = new TcpForwarder(broker.bootstrapServers())) {
+		try (FaultProxy bootstrap = new FaultProxy(broker.bootstrapServers())) {
 			long starting = System.nanoTime();
 			try (ConfigurableApplicationContext app = CountingBootApplication.start(bootstrap.address(), "late-app",
 					"a", this.stateRoot, null, true, "management.endpoints.web.exposure.include=health",

@@ -50,7 +50,36 @@ public final class ControlClients {
 
 	private final String clientIdPrefix;
 
-	public ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
+	/**
+	 * The clients of a member's control topic, named after its Kafka Streams clients.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return clients whose ids are {@code <client.id or application.id>-rebalance-control-*}
+	 */
+	public static ControlClients ofControlTopic(Map<String, ?> streamsConfig) {
+		return new ControlClients(streamsConfig, clientIdBase(streamsConfig) + "-rebalance-control");
+	}
+
+	/**
+	 * The clients with which a leader reads the sizes of changelogs.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return clients whose ids are {@code <client.id or application.id>-rebalance-sizes-*}
+	 */
+	public static ControlClients ofChangelogSizes(Map<String, ?> streamsConfig) {
+		return new ControlClients(streamsConfig, clientIdBase(streamsConfig) + "-rebalance-sizes");
+	}
+
+	/**
+	 * What Kafka Streams names its own clients after: its {@code client.id} when set, so that the broker's logs,
+	 * quotas and a network's rules tell one member's control clients from another's, as they do its stream threads'
+	 * clients; the application id otherwise.
+	 */
+	private static String clientIdBase(Map<String, ?> streamsConfig) {
+		Object clientId = streamsConfig.get(StreamsConfig.CLIENT_ID_CONFIG);
+		return (clientId != null && !clientId.toString().isBlank()) ? clientId.toString()
+				: String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG));
+	}
+
+	ControlClients(Map<String, ?> streamsConfig, String clientIdPrefix) {
 		if (streamsConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
 			throw new IllegalArgumentException("bootstrap.servers is missing from the Kafka Streams config");
 		}

@@ -59,8 +59,7 @@ public final class ControlTopic {
 	 */
 	public static void ensureExists(Map<String, ?> streamsConfig, String topic, int replicationFactor, boolean create,
 			Duration timeout) {
-		Object applicationId = streamsConfig.get("application.id");
-		try (Admin admin = new ControlClients(streamsConfig, applicationId + "-rebalance-control").admin()) {
+		try (Admin admin = ControlClients.ofControlTopic(streamsConfig).admin()) {
 			ensureExists(admin, topic, replicationFactor, create, timeout);
 		}
 	}

@@ -91,7 +91,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @param topic the control topic
 	 */
 	public ControlTopicReader(Map<String, ?> streamsConfig, String topic) {
-		this(new ControlClients(streamsConfig, streamsConfig.get("application.id") + "-rebalance-control"), topic);
+		this(ControlClients.ofControlTopic(streamsConfig), topic);
 	}
 
 	private ControlTopicReader(ControlClients clients, String topic) {

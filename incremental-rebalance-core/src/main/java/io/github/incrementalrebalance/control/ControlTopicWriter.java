@@ -48,8 +48,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	 * @param topic the control topic
 	 */
 	public ControlTopicWriter(Map<String, ?> streamsConfig, String topic) {
-		Object applicationId = streamsConfig.get("application.id");
-		this.clients = new ControlClients(streamsConfig, applicationId + "-rebalance-control");
+		this.clients = ControlClients.ofControlTopic(streamsConfig);
 		this.topic = topic;
 		this.sender = Executors.newSingleThreadExecutor((task) -> {
 			Thread thread = new Thread(task, "incremental-rebalance-control-writer-" + topic);

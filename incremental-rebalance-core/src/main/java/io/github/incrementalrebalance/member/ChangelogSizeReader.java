@@ -41,8 +41,7 @@ final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 	 * A reader with clients of its own, made from the member's Kafka Streams config.
 	 */
 	static ChangelogSizeReader of(MemberContext context) {
-		return new ChangelogSizeReader(new ControlClients(context.streamsConfig(), context.applicationId()
-				+ "-rebalance-sizes"));
+		return new ChangelogSizeReader(ControlClients.ofChangelogSizes(context.streamsConfig()));
 	}
 
 	@Override

@@ -13,6 +13,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -88,8 +89,28 @@ class ControlClientsTests {
 		ControlClients clients = clients(Map.of(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG),
 				"earliest", ProducerConfig.ACKS_CONFIG, "1", ConsumerConfig.CLIENT_ID_CONFIG, "app-client"));
 		assertThat(clients.consumerConfig()).containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")
-			.containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "app-rebalance-control-reader");
+			.containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "app-client-rebalance-control-reader");
 		assertThat(clients.producerConfig()).containsEntry(ProducerConfig.ACKS_CONFIG, "all");
+	}
+
+	@Test
+	void clientsAreNamedAfterTheMembersClientIdOrElseTheApplication() {
+		assertThat(names(clients(Map.of(StreamsConfig.CLIENT_ID_CONFIG, "orders-pod-7"))))
+			.containsExactly("orders-pod-7-rebalance-control-admin", "orders-pod-7-rebalance-control-reader",
+					"orders-pod-7-rebalance-control-writer");
+		assertThat(names(clients(Map.of()))).containsExactly("app-rebalance-control-admin",
+				"app-rebalance-control-reader", "app-rebalance-control-writer");
+		Map<String, Object> sizes = new HashMap<>(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "app",
+				StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9", StreamsConfig.CLIENT_ID_CONFIG, "orders-pod-7"));
+		assertThat(ControlClients.ofChangelogSizes(sizes).adminConfig())
+			.containsEntry(AdminClientConfig.CLIENT_ID_CONFIG, "orders-pod-7-rebalance-sizes-admin");
+	}
+
+	private static List<Object> names(ControlClients clients) {
+		return List.of(clients.adminConfig(), clients.consumerConfig(), clients.producerConfig())
+			.stream()
+			.map((config) -> config.get(CommonClientConfigs.CLIENT_ID_CONFIG))
+			.toList();
 	}
 
 	@Test
@@ -113,7 +134,7 @@ class ControlClientsTests {
 		Map<String, Object> config = new HashMap<>(settings);
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "app");
 		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-		return new ControlClients(config, "app-rebalance-control");
+		return ControlClients.ofControlTopic(config);
 	}
 
 	private static List<Map<String, Object>> configs(ControlClients clients) {

@@ -59,6 +59,11 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	private final SecurityProtocol protocol;
 
+	/** Whether clients that bootstrap through {@link #proxy()} stay on it: a listener advertised at the proxy. */
+	private final boolean proxied;
+
+	private FaultProxy proxy;
+
 	/** The stores of a broker with mutual TLS, made at its start. */
 	private TestCertificates certificates;
 
@@ -70,13 +75,24 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * One broker without a rack.
 	 */
 	public KafkaBroker() {
-		this(List.of(), false, SecurityProtocol.PLAINTEXT);
+		this(List.of(), false, SecurityProtocol.PLAINTEXT, false);
 	}
 
-	private KafkaBroker(List<String> racks, boolean jvmWide, SecurityProtocol protocol) {
+	private KafkaBroker(List<String> racks, boolean jvmWide, SecurityProtocol protocol, boolean proxied) {
 		this.racks = List.copyOf(racks);
 		this.jvmWide = jvmWide;
 		this.protocol = protocol;
+		this.proxied = proxied;
+	}
+
+	/**
+	 * One broker with a second listener, advertised at a {@link FaultProxy} in front of it: clients that bootstrap
+	 * through {@link #proxiedBootstrapServers()} reach the broker through the proxy for good, and the faults it
+	 * injects hit them; clients of {@link #bootstrapServers()} (the test's own producer and checks) go direct.
+	 * @return the broker, not started
+	 */
+	public static KafkaBroker withFaultProxy() {
+		return new KafkaBroker(List.of(), false, SecurityProtocol.PLAINTEXT, true);
 	}
 
 	/**
@@ -86,7 +102,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return the broker, not started
 	 */
 	public static KafkaBroker withSaslAndAcls() {
-		return new KafkaBroker(List.of(), false, SecurityProtocol.SASL_PLAINTEXT);
+		return new KafkaBroker(List.of(), false, SecurityProtocol.SASL_PLAINTEXT, false);
 	}
 
 	/**
@@ -95,7 +111,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return the broker, not started
 	 */
 	public static KafkaBroker withMutualTls() {
-		return new KafkaBroker(List.of(), false, SecurityProtocol.SSL);
+		return new KafkaBroker(List.of(), false, SecurityProtocol.SSL, false);
 	}
 
 	/**
@@ -107,7 +123,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 		if (shared == null) {
 			// never closed: it goes with the test JVM, whose exit a controlled shutdown of the broker (seconds, with
 			// clients still connected) would only hold up past surefire's exit timeout
-			shared = new KafkaBroker(List.of(), true, SecurityProtocol.PLAINTEXT);
+			shared = new KafkaBroker(List.of(), true, SecurityProtocol.PLAINTEXT, false);
 		}
 		return shared;
 	}
@@ -119,7 +135,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return the brokers, not started
 	 */
 	public static KafkaBroker inRacks(String... racks) {
-		return new KafkaBroker(List.of(racks), false, SecurityProtocol.PLAINTEXT);
+		return new KafkaBroker(List.of(racks), false, SecurityProtocol.PLAINTEXT, false);
 	}
 
 	@Override
@@ -171,6 +187,16 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 				this.certificates.brokerConfig().forEach(builder::setConfigProp);
 				builder.setConfigProp("listener.security.protocol.map", "EXTERNAL:SSL,CONTROLLER:PLAINTEXT");
 			}
+			if (this.proxied) {
+				// the test kit takes listeners as given; its own two keep their ports chosen at start
+				int proxiedPort = FaultProxy.freePort();
+				this.proxy = new FaultProxy("localhost:" + proxiedPort);
+				builder.setConfigProp("listeners",
+						"EXTERNAL://localhost:0,PROXIED://localhost:" + proxiedPort + ",CONTROLLER://localhost:0");
+				builder.setConfigProp("advertised.listeners", "EXTERNAL://localhost:0,PROXIED://" + this.proxy.address());
+				builder.setConfigProp("listener.security.protocol.map",
+						"EXTERNAL:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT");
+			}
 			this.cluster = builder.build();
 			this.cluster.format();
 			this.cluster.startup();
@@ -184,7 +210,29 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			throw new IllegalStateException("Could not start the in-process Kafka broker", ex);
 		}
 		this.admin = Admin.create(superUserClientConfig());
+		if (this.proxy != null) {
+			this.proxy.open();
+		}
 		return this;
+	}
+
+	/**
+	 * The proxy in front of a broker {@link #withFaultProxy()}.
+	 * @return the proxy, open once the broker started
+	 */
+	public FaultProxy proxy() {
+		if (this.proxy == null) {
+			throw new IllegalStateException("a broker made withFaultProxy() has a proxy; this one has none");
+		}
+		return this.proxy;
+	}
+
+	/**
+	 * Where clients bootstrap to reach the broker through {@link #proxy()} for good.
+	 * @return {@code host:port} of the proxy
+	 */
+	public String proxiedBootstrapServers() {
+		return proxy().address();
 	}
 
 	/**
@@ -227,6 +275,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	@Override
 	public synchronized void close() {
+		if (this.proxy != null) {
+			this.proxy.close();
+		}
 		if (this.admin != null) {
 			this.admin.close(Duration.ofSeconds(5));
 			this.admin = null;
