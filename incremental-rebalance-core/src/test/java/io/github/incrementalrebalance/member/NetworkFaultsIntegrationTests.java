@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.member;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,8 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
@@ -39,6 +42,9 @@ class NetworkFaultsIntegrationTests {
 
 	/** Longer than the members' session timeout (6 s): a member cut off this long is out of the group. */
 	private static final Duration LONG_CUT = Duration.ofSeconds(12);
+
+	/** The latency a slow link adds each way. */
+	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.withFaultProxy();
@@ -98,35 +104,107 @@ class NetworkFaultsIntegrationTests {
 		}
 	}
 
+	/**
+	 * The leader's link slowed (every byte to and from its clients delivered a second late) as b asks to leave: the
+	 * rebalance that answers the leave takes longer than the 10 s a fixed bound once allowed it, and b still hands over
+	 * to warm learners.
+	 */
+	@Test
+	void leadersLinkSlowedSoTheAnswerTakesLongerThanTenSecondsStillHandsOverWarm() {
+		// a session the slowed heartbeats keep alive: the leader stays in the group, its rounds are only slow
+		Map<String, Object> slowLinkSession = Map.of(
+				StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 20_000);
+		try (Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, "slow-link", "conservative"),
+				slowLinkSession)) {
+			StreamsInstance leader = drain.leader();
+			StreamsInstance leaver = drain.members.stream().filter((member) -> member != leader).findFirst().orElseThrow();
+			try (FaultProxy.Fault slow = broker.proxy()
+				.delay(FaultProxy.clientsStartingWith(leader.name() + "-"), SLOW_LINK)) {
+				Instant asked = Instant.now();
+				drain.leave(leaver);
+				drain.awaitAcknowledged(Duration.ofMinutes(2));
+				Duration answered = Duration.between(asked, Instant.now());
+				System.out.printf("Leave answered through %s's slowed link after %d ms%n", leader.name(),
+						answered.toMillis());
+				assertThat(answered).as("the answer waited for the slowed leader").isGreaterThan(Duration.ofSeconds(10));
+			}
+			drain.releaseLearners();
+			drain.assertHandedOverWarm();
+		}
+	}
+
 	private Drain startDraining(String applicationId) {
-		DrainScenarioGroup group = new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative");
-		TrackingProducer producer = group.producer();
-		StreamsLauncher launcher = group.launcher();
-		Map<String, RestoreThrottle> throttles = DrainScenarioGroup.throttles(200);
-		List<StreamsInstance> members = throttles.entrySet()
-			.stream()
-			.map((entry) -> launcher.instance(entry.getKey())
-				.property(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.proxiedBootstrapServers())
-				.property(StreamsConfig.CLIENT_ID_CONFIG, entry.getKey())
-				.restoreThrottle(entry.getValue())
-				.memberRuntime()
-				.start())
-			.toList();
-		group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
-		StreamsInstance leaver = members.get(1);
-		Set<TaskId> moving = leaver.activeTasks();
-		leaver.runtime().leave(Optional.empty(), "test");
-		await("the leader acknowledged b's leave and placed its learners").atMost(Duration.ofMinutes(1))
-			.until(() -> leaver.plan().map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty()).orElse(false));
-		return new Drain(group, producer, launcher, members, leaver, moving, throttles);
+		Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative"),
+				Map.of());
+		drain.leave(drain.members.get(1));
+		drain.awaitAcknowledged(Duration.ofMinutes(1));
+		return drain;
 	}
 
 	/**
-	 * A drain under way: b leaving, its learners held back until released.
+	 * Three members on the proxy, each named by its client id, whose learners restore slowly until released; then a
+	 * drain.
 	 */
-	private record Drain(DrainScenarioGroup group, TrackingProducer producer, StreamsLauncher launcher,
-			List<StreamsInstance> members, StreamsInstance leaver, Set<TaskId> moving,
-			Map<String, RestoreThrottle> throttles) implements AutoCloseable {
+	private static final class Drain implements AutoCloseable {
+
+		private final DrainScenarioGroup group;
+
+		private final TrackingProducer producer;
+
+		private final StreamsLauncher launcher;
+
+		private final Map<String, RestoreThrottle> throttles = DrainScenarioGroup.throttles(200);
+
+		private final List<StreamsInstance> members;
+
+		private StreamsInstance leaver;
+
+		private Set<TaskId> moving;
+
+		private Drain(DrainScenarioGroup group, Map<String, Object> properties) {
+			this.group = group;
+			this.producer = group.producer();
+			this.launcher = group.launcher()
+				// a rebalance a slow link stretches must not outlast the members' transactions
+				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
+			properties.forEach(this.launcher::property);
+			this.members = this.throttles.entrySet()
+				.stream()
+				.map((entry) -> this.launcher.instance(entry.getKey())
+					.property(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.proxiedBootstrapServers())
+					.property(StreamsConfig.CLIENT_ID_CONFIG, entry.getKey())
+					.restoreThrottle(entry.getValue())
+					.memberRuntime()
+					.start())
+				.toList();
+		}
+
+		static Drain settle(DrainScenarioGroup group, Map<String, Object> properties) {
+			Drain drain = new Drain(group, properties);
+			group.loadAndSettle(drain.producer, drain.members.toArray(StreamsInstance[]::new));
+			return drain;
+		}
+
+		/** The member that computed the group's assignment last. */
+		StreamsInstance leader() {
+			return this.members.stream()
+				.filter((member) -> member.runtime().assignorStatus().assignments() > 0)
+				.reduce((first, second) -> second)
+				.orElseThrow();
+		}
+
+		void leave(StreamsInstance member) {
+			this.leaver = member;
+			this.moving = member.activeTasks();
+			member.runtime().leave(Optional.empty(), "test");
+		}
+
+		void awaitAcknowledged(Duration bound) {
+			await("the leader acknowledged the leave and placed its learners").atMost(bound)
+				.until(() -> this.leaver.plan()
+					.map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty())
+					.orElse(false) && !learnerHolders().isEmpty());
+		}
 
 		List<StreamsInstance> learnerHolders() {
 			return this.members.stream()
@@ -140,11 +218,11 @@ class NetworkFaultsIntegrationTests {
 		}
 
 		/**
-		 * b handed over to ready learners, nothing of its state restored at promotion, every other member running
-		 * its tasks, counts exact.
+		 * The leaver handed over to ready learners, nothing of its state restored at promotion, every other member
+		 * running its tasks, counts exact.
 		 */
 		void assertHandedOverWarm() {
-			await("b drained").atMost(Duration.ofMinutes(2))
+			await("the leaver drained").atMost(Duration.ofMinutes(2))
 				.until(() -> this.leaver.runtime().state() == MemberState.CLOSED);
 			System.out.printf("Drain through the fault: %s%n",
 					this.leaver.runtime().drainOutcome().map(DrainOutcome::describe).orElse("none"));
@@ -153,7 +231,7 @@ class NetworkFaultsIntegrationTests {
 			StreamsInstance[] stayers = this.members.stream()
 				.filter((member) -> member != this.leaver)
 				.toArray(StreamsInstance[]::new);
-			await("b's tasks running on the others").atMost(Duration.ofMinutes(1))
+			await("the leaver's tasks running on the others").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(stayers)
 						&& StreamsInstance.activeTasksOf(stayers).containsAll(this.moving));
 			assertRestoredAtPromotionAtMostTheLag(this.moving, stayers);
