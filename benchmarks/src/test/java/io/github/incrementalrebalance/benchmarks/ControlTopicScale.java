@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -106,7 +107,7 @@ final class ControlTopicScale {
 			long bytesOut = brokerBytes("BytesOutPerSec", topic);
 			try (ControlTopicWriter writer = new ControlTopicWriter(config("scale-leader"), topic)) {
 				PlanPublisher publisher = new PlanPublisher(writer, readers.get(0), member(0), Duration.ofMinutes(10),
-						Clock.systemUTC());
+						Clock.systemUTC(), OptionalLong::empty);
 				for (int generation = 1; generation <= generations; generation++) {
 					for (int member = 0; member < members; member++) {
 						arrived.set(member, 0);

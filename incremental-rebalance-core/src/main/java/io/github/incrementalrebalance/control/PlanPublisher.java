@@ -5,12 +5,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.assignor.PreviousPlan;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes each plan this instance computes as leader to the control topic: one {@code plan/<id>/<incarnation>} per
@@ -20,8 +24,16 @@ import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentErro
  * leader is recognised by its lower generation. Both calls run on the leader's stream thread, so it only hands the
  * records to the writer's thread. The plan of the last completed generation goes to the next assignment through
  * {@link #previousPlan()}.
+ * <p>
+ * A leader whose round fails after it computed the plan (its SyncGroup came too late: a slow link, a long pause, the
+ * coordinator removed it) joins again, perhaps as a follower of another leader; the next generation its consumer
+ * completes is then not the one its plan was computed for, and publishing it under that generation would overwrite the
+ * real leader's plan. So a plan is published only when the consumer has not joined the group again since the plan was
+ * computed: both calls read how often the calling thread's consumer joined (its {@code join-total} metric).
  */
 public final class PlanPublisher implements PlanListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(PlanPublisher.class);
 
 	/**
 	 * The most characters of the decision the epoch record carries: every member reads that record, and a group of
@@ -38,7 +50,10 @@ public final class PlanPublisher implements PlanListener {
 	private final LastPlan lastPlan;
 
 	/** The plan each stream thread computed as leader, until its consumer completes the generation. */
-	private final ThreadLocal<Plan> computed = new ThreadLocal<>();
+	private final ThreadLocal<Computed> computed = new ThreadLocal<>();
+
+	/** How often the consumer of the calling stream thread joined the group, when known. */
+	private final Supplier<OptionalLong> joinsOfCallingThread;
 
 	private final String leader;
 
@@ -50,15 +65,18 @@ public final class PlanPublisher implements PlanListener {
 	 * @param leader this instance's id, named as leader in the epoch
 	 * @param goneFor how long a leave record is kept while the member start it names is absent from the group
 	 * @param clock the clock of the epoch's time and of absences
+	 * @param joinsOfCallingThread how often the consumer of the calling stream thread joined the group, empty when
+	 * unknown (a plan is then published at the next generation completed, whichever it is)
 	 */
 	public PlanPublisher(ControlTopicWriter writer, ControlTopicReader reader, String leader, Duration goneFor,
-			Clock clock) {
+			Clock clock, Supplier<OptionalLong> joinsOfCallingThread) {
 		this.writer = writer;
 		this.reader = reader;
 		this.housekeeping = new ControlHousekeeping(reader, goneFor);
 		this.lastPlan = new LastPlan(reader);
 		this.leader = leader;
 		this.clock = clock;
+		this.joinsOfCallingThread = joinsOfCallingThread;
 	}
 
 	/**
@@ -75,7 +93,7 @@ public final class PlanPublisher implements PlanListener {
 			this.computed.remove();
 			return;
 		}
-		this.computed.set(plan);
+		this.computed.set(new Computed(plan, this.joinsOfCallingThread.get()));
 	}
 
 	/**
@@ -94,11 +112,19 @@ public final class PlanPublisher implements PlanListener {
 	 */
 	public void generationCompleted(int generation) {
 		this.lastPlan.completed(generation);
-		Plan plan = this.computed.get();
-		if (plan == null) {
+		Computed computedHere = this.computed.get();
+		if (computedHere == null) {
 			return;
 		}
 		this.computed.remove();
+		OptionalLong joins = this.joinsOfCallingThread.get();
+		if (computedHere.joins().isPresent() && joins.isPresent()
+				&& joins.getAsLong() != computedHere.joins().getAsLong()) {
+			logger.info("Not publishing the plan {} computed as leader of a round that did not complete: its consumer "
+					+ "joined the group again since, and generation {} is another leader's", this.leader, generation);
+			return;
+		}
+		Plan plan = computedHere.plan();
 		this.lastPlan.published(generation, List.copyOf(plan.members().values()));
 		Instant at = this.clock.instant();
 		List<ControlRecord> records = new ArrayList<>();
@@ -109,6 +135,13 @@ public final class PlanPublisher implements PlanListener {
 		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.summary(at, SUMMARY_LIMIT),
 				List.copyOf(plan.duplicateInstanceIds())));
 		this.writer.publishPlan(records, this.housekeeping.tombstones(plan, at));
+	}
+
+	/**
+	 * A plan, and how often the consumer that computed it had joined the group then.
+	 */
+	private record Computed(Plan plan, OptionalLong joins) {
+
 	}
 
 }

@@ -2,6 +2,8 @@ package io.github.incrementalrebalance.member;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -9,6 +11,8 @@ import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +24,17 @@ import org.slf4j.LoggerFactory;
 final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	private static final Logger logger = LoggerFactory.getLogger(MemberConsumer.class);
+
+	/**
+	 * The consumer whose {@code poll()} runs on the calling thread: the assignor and the rebalance listener, which
+	 * the consumer calls inside its poll, ask it how often it joined the group.
+	 */
+	private static final ThreadLocal<MemberConsumer> POLLING = new ThreadLocal<>();
+
+	/** The consumer's count of the JoinGroup rounds it joined, in Kafka's documented coordinator metrics. */
+	private static final String JOINS_METRIC = "join-total";
+
+	private static final String COORDINATOR_METRICS = "consumer-coordinator-metrics";
 
 	private final RebalanceTrigger trigger;
 
@@ -63,11 +78,39 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			delegate().enforceRebalance(request.reason());
 			this.trigger.enforced(request);
 		}
-		ConsumerRecords<byte[], byte[]> records = delegate().poll(timeout);
+		ConsumerRecords<byte[], byte[]> records;
+		POLLING.set(this);
+		try {
+			records = delegate().poll(timeout);
+		}
+		finally {
+			POLLING.remove();
+		}
 		if (!this.firstJoinSeen) {
 			announceFirstJoin();
 		}
 		return records;
+	}
+
+	/**
+	 * How often the consumer polling on the calling thread joined its group: called by the assignor and the
+	 * rebalance listener of a stream thread, inside its consumer's poll.
+	 * @return the count, empty outside a poll or when the consumer does not report it
+	 */
+	static OptionalLong joinsOfPollingThread() {
+		MemberConsumer polling = POLLING.get();
+		return (polling != null) ? polling.joins() : OptionalLong.empty();
+	}
+
+	private OptionalLong joins() {
+		for (Map.Entry<MetricName, ? extends Metric> metric : delegate().metrics().entrySet()) {
+			MetricName name = metric.getKey();
+			if (JOINS_METRIC.equals(name.name()) && COORDINATOR_METRICS.equals(name.group())
+					&& metric.getValue().metricValue() instanceof Number count) {
+				return OptionalLong.of(count.longValue());
+			}
+		}
+		return OptionalLong.empty();
 	}
 
 	/**

@@ -78,7 +78,8 @@ final class MemberStarts {
 
 	private StartWiring wiringOf(MemberIdentity identity) {
 		return new StartWiring(identity, new PlanPublisher(this.context.writer(), this.context.reader(),
-				identity.instanceId(), this.context.config().leaveRecordRetention(), this.context.clocks().wall()));
+				identity.instanceId(), this.context.config().leaveRecordRetention(), this.context.clocks().wall(),
+				MemberConsumer::joinsOfPollingThread));
 	}
 
 	StartWiring wiring() {

@@ -9,12 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.LeaveRequest;
@@ -225,7 +227,7 @@ class ControlTopicIntegrationTests {
 			reader.start();
 			await().atMost(TIMEOUT).until(() -> reader.leaveRecords().size() == 3);
 			PlanPublisher publisher = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
-					leaderClock);
+					leaderClock, OptionalLong::empty);
 
 			try (LogCapture log = LogCapture.of(ControlHousekeeping.class)) {
 				publish(publisher, planOf(member("restarted", "r2")), 1);
@@ -290,7 +292,7 @@ class ControlTopicIntegrationTests {
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
 			reader.start();
 			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
-					Clock.systemUTC());
+					Clock.systemUTC(), OptionalLong::empty);
 			publish(leader, planOf(member("a", "a1", "0_1"), member("twin", "t1", "0_2"), member("twin", "t2", "0_3")), 8);
 			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(8)));
 			assertThat(reader.plan("twin", "t1").orElseThrow().plan().active()).as("one id, two starts: two plans")
@@ -330,7 +332,7 @@ class ControlTopicIntegrationTests {
 				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
 			reader.start();
 			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
-					Clock.systemUTC());
+					Clock.systemUTC(), OptionalLong::empty);
 			publish(leader, planOf(member("a", "a1", "0_1")), 4);
 			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(4)));
 
@@ -346,6 +348,46 @@ class ControlTopicIntegrationTests {
 		}
 	}
 
+	/**
+	 * A leader planned a round, then its link was slow or it paused: the coordinator removed it before its SyncGroup
+	 * came, the others completed the round without it, and it joined again as a follower of another leader. The
+	 * generation its consumer completes next is the other leader's: its own plan, computed before it joined again,
+	 * is not published under it (it used to be, overwriting the real leader's plan with learners no assignment made).
+	 */
+	@Test
+	void aPlanComputedBeforeTheConsumerJoinedAgainIsNotPublishedUnderTheNextGeneration() {
+		String topic = "rejoined-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("rejoined", topic);
+		AtomicLong joins = new AtomicLong(3);
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			PlanPublisher slowLeader = new PlanPublisher(writer, reader, "slow", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
+					Clock.systemUTC(), () -> OptionalLong.of(joins.get()));
+			publish(slowLeader, planOf(member("a", "a1", "0_1")), 4);
+			await().atMost(TIMEOUT).until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(4)));
+
+			slowLeader.onPlan(planOf(member("a", "a1", "0_2")), AssignmentError.NONE);
+			joins.incrementAndGet();
+			try (LogCapture log = LogCapture.of(PlanPublisher.class)) {
+				slowLeader.generationCompleted(6);
+				assertThat(log.messages(Level.INFO)).singleElement().asString()
+					.contains("Not publishing the plan slow computed as leader of a round that did not complete")
+					.contains("generation 6 is another leader's");
+			}
+			writer.write(new RejoinRequest("marker", "m1", 6, "after the round", Instant.now())).join();
+			await().atMost(TIMEOUT).until(() -> reader.view().rejoinRequests().containsKey("marker"));
+			assertThat(reader.planEpoch().orElseThrow().generation()).as("no plan of the slow leader for generation 6")
+				.isEqualTo(4);
+			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 1));
+
+			publish(slowLeader, planOf(member("a", "a1", "0_3")), 7);
+			await("a round it led and completed is published").atMost(TIMEOUT)
+				.until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(7)));
+			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 3));
+		}
+	}
+
 	@Test
 	void theNextAssignmentKnowsThePlanOfTheGenerationCompletedLastAndNoneOfAnEarlierOne() {
 		String topic = "previous-control";
@@ -356,9 +398,9 @@ class ControlTopicIntegrationTests {
 			ofLeader.start();
 			ofFollower.start();
 			PlanPublisher leader = new PlanPublisher(writer, ofLeader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
-					Clock.systemUTC());
+					Clock.systemUTC(), OptionalLong::empty);
 			PlanPublisher follower = new PlanPublisher(writer, ofFollower, "follower", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
-					Clock.systemUTC());
+					Clock.systemUTC(), OptionalLong::empty);
 			assertThat(leader.previousPlan().members()).as("before any generation").isEmpty();
 
 			Plan plan = planOf(member("a", "a1", "0_1"), member("b", "b1", "0_2"));

@@ -17,7 +17,6 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
@@ -105,17 +104,16 @@ class NetworkFaultsIntegrationTests {
 	}
 
 	/**
-	 * The leader's link slowed (every byte to and from its clients delivered a second late) as b asks to leave: the
-	 * rebalance that answers the leave takes longer than the 10 s a fixed bound once allowed it, and b still hands over
-	 * to warm learners.
+	 * The leader's link slowed (every byte to and from its clients delivered a second late) as another member asks to
+	 * leave: the rebalance that answers the leave takes longer than the 10 s a fixed bound once allowed it, and the
+	 * coordinator removes the slowed leader before its SyncGroup arrives; the others complete the round under another
+	 * leader, and the slowed one joins again as a follower. Its own plan, computed for the round it lost, used to be
+	 * published under the generation it completed next, overwriting the real leader's plan with learners no assignment
+	 * made: the drain then waited for them, for good (one run in four or five here).
 	 */
 	@Test
 	void leadersLinkSlowedSoTheAnswerTakesLongerThanTenSecondsStillHandsOverWarm() {
-		// a session the slowed heartbeats keep alive: the leader stays in the group, its rounds are only slow
-		Map<String, Object> slowLinkSession = Map.of(
-				StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 20_000);
-		try (Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, "slow-link", "conservative"),
-				slowLinkSession)) {
+		try (Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, "slow-link", "conservative"))) {
 			StreamsInstance leader = drain.leader();
 			StreamsInstance leaver = drain.members.stream().filter((member) -> member != leader).findFirst().orElseThrow();
 			try (FaultProxy.Fault slow = broker.proxy()
@@ -134,8 +132,7 @@ class NetworkFaultsIntegrationTests {
 	}
 
 	private Drain startDraining(String applicationId) {
-		Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative"),
-				Map.of());
+		Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative"));
 		drain.leave(drain.members.get(1));
 		drain.awaitAcknowledged(Duration.ofMinutes(1));
 		return drain;
@@ -161,13 +158,12 @@ class NetworkFaultsIntegrationTests {
 
 		private Set<TaskId> moving;
 
-		private Drain(DrainScenarioGroup group, Map<String, Object> properties) {
+		private Drain(DrainScenarioGroup group) {
 			this.group = group;
 			this.producer = group.producer();
 			this.launcher = group.launcher()
 				// a rebalance a slow link stretches must not outlast the members' transactions
 				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
-			properties.forEach(this.launcher::property);
 			this.members = this.throttles.entrySet()
 				.stream()
 				.map((entry) -> this.launcher.instance(entry.getKey())
@@ -179,8 +175,8 @@ class NetworkFaultsIntegrationTests {
 				.toList();
 		}
 
-		static Drain settle(DrainScenarioGroup group, Map<String, Object> properties) {
-			Drain drain = new Drain(group, properties);
+		static Drain settle(DrainScenarioGroup group) {
+			Drain drain = new Drain(group);
 			group.loadAndSettle(drain.producer, drain.members.toArray(StreamsInstance[]::new));
 			return drain;
 		}
