@@ -102,7 +102,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 		return (polling != null) ? polling.joins() : OptionalLong.empty();
 	}
 
-	private OptionalLong joins() {
+	OptionalLong joins() {
 		for (Map.Entry<MetricName, ? extends Metric> metric : delegate().metrics().entrySet()) {
 			MetricName name = metric.getKey();
 			if (JOINS_METRIC.equals(name.name()) && COORDINATOR_METRICS.equals(name.group())

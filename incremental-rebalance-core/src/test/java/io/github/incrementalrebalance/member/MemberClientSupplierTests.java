@@ -14,6 +14,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -47,6 +48,27 @@ class MemberClientSupplierTests {
 		Map<String, Object> config = Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
 		kafka42.getConsumer(config);
 		assertThat(this.clients.consumerConfigs).singleElement().isEqualTo(config);
+	}
+
+	/**
+	 * A leader's plan is published only if its consumer did not join the group again meanwhile, which the consumer's
+	 * own count of its joins tells (Kafka's {@code join-total} metric): there on every client line, 0 before a join,
+	 * and nothing outside a poll.
+	 */
+	@Test
+	void theMainConsumerReportsHowOftenItJoinedTheGroup() {
+		Map<String, Object> config = new HashMap<>(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app",
+				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9", ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+				ByteArrayDeserializer.class, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class));
+		Consumer<byte[], byte[]> consumer = new MemberClientSupplier(new PlainKafkaClients()).getConsumer(config);
+		try {
+			assertThat(consumer).isInstanceOf(MemberConsumer.class);
+			assertThat(((MemberConsumer) consumer).joins()).hasValue(0);
+			assertThat(MemberConsumer.joinsOfPollingThread()).as("outside a poll").isEmpty();
+		}
+		finally {
+			consumer.close(CloseOptions.timeout(Duration.ZERO));
+		}
 	}
 
 	/**
