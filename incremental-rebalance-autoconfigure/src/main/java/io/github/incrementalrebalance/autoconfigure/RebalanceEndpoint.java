@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -15,6 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 import io.github.incrementalrebalance.control.DrainProgress;
+import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
@@ -58,6 +60,13 @@ public class RebalanceEndpoint {
 	 * read of the endpoint, or the command line's list.
 	 */
 	static final Duration MOST_WAIT = Duration.ofMinutes(5);
+
+	/**
+	 * How long a cancel waits for another member's answer unless asked otherwise: a member that stays answers in the
+	 * rebalance it asks for, seconds on a healthy cluster. A cancel not answered in time is still written: the answer
+	 * says so (202), it decides nothing.
+	 */
+	static final Duration CANCEL_ANSWER_WAIT = Duration.ofSeconds(10);
 
 	private final MemberRuntimes runtimes;
 
@@ -141,31 +150,38 @@ public class RebalanceEndpoint {
 	}
 
 	/**
-	 * Cancel a leave that has not finished.
+	 * Cancel a leave that has not finished. Another member answers on its own: it stays (a later plan no longer acts on
+	 * its leave), or it had left or was handing over when the cancel came.
 	 * @param action {@code leave}
+	 * @param wait how long to wait for another member's answer ({@code 10s}, ISO-8601), at most {@link #MOST_WAIT};
+	 * {@link #CANCEL_ANSWER_WAIT} when absent
 	 * @param instanceId the member whose leave to cancel, on any instance of the group; this instance's members when
 	 * absent
 	 * @return the outcome, with the members' state
 	 */
 	@DeleteOperation
-	public LeaveResult cancel(@Selector Action action, @Nullable String instanceId) {
+	public LeaveResult cancel(@Selector Action action, @Nullable String wait, @Nullable String instanceId) {
 		String member;
+		Duration answerWait;
 		try {
 			member = instanceIdOf(instanceId);
+			answerWait = duration("wait", wait).orElse(CANCEL_ANSWER_WAIT);
+			if (answerWait.compareTo(MOST_WAIT) > 0) {
+				throw new IllegalArgumentException("wait '" + wait + "' is longer than " + MOST_WAIT + ": wait at most "
+						+ MOST_WAIT + ", then follow the member with GET /actuator/rebalance or the command line's list");
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			return LeaveResult.refused(LeaveResult.Outcome.INVALID, "invalid", ex.getMessage());
 		}
-		boolean cancelled = false;
+		List<LeaveCancel.Result> results = new ArrayList<>();
 		try {
-			if (member != null) {
-				for (MemberRuntime runtime : this.runtimes.all()) {
-					cancelled |= runtime.cancelLeaveOf(member);
+			for (MemberRuntime runtime : this.runtimes.all()) {
+				if (member != null) {
+					runtime.cancelLeaveOf(member, answerWait).ifPresent(results::add);
 				}
-			}
-			else {
-				for (MemberRuntime runtime : this.runtimes.all()) {
-					cancelled |= runtime.cancel();
+				else if (runtime.cancel()) {
+					results.add(LeaveCancel.Result.of(LeaveCancel.Answer.CANCELLED));
 				}
 			}
 		}
@@ -175,9 +191,23 @@ public class RebalanceEndpoint {
 		catch (LeaveOutcomeUnknownException ex) {
 			return unknown(ex);
 		}
-		return cancelled ? new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null)
-				: LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
-						(member != null) ? member + " is not leaving" : "no member of this instance is leaving");
+		if (results.stream().anyMatch((result) -> result.answer() == LeaveCancel.Answer.CANCELLED)) {
+			return new LeaveResult(LeaveResult.Outcome.CANCELLED, members(), null, null);
+		}
+		Optional<LeaveCancel.Result> leftFirst = results.stream()
+			.filter((result) -> result.answer() == LeaveCancel.Answer.LEFT_FIRST)
+			.findFirst();
+		if (leftFirst.isPresent()) {
+			return LeaveResult.refused(LeaveResult.Outcome.LEFT_FIRST, "left-first", member + " had left when the "
+					+ "cancel came: " + leftFirst.get().ended().map(Object::toString).orElse("its leave ended"));
+		}
+		if (!results.isEmpty()) {
+			return new LeaveResult(LeaveResult.Outcome.CANCEL_UNANSWERED, members(), "unanswered", "the cancel is "
+					+ "written; " + member + " has not answered within " + answerWait + ": it stays if it reads the "
+					+ "cancel before it hands over (follow it with GET /actuator/rebalance/group)");
+		}
+		return LeaveResult.refused(LeaveResult.Outcome.NOTHING_TO_CANCEL, "nothing-to-cancel",
+				(member != null) ? member + " is not leaving" : "no member of this instance is leaving");
 	}
 
 	/**
@@ -463,7 +493,7 @@ public class RebalanceEndpoint {
 	 * @param members the members' state, unless refused
 	 * @param reason why it was refused, as a word ({@code invalid}, {@code not-running},
 	 * {@code duplicate-instance-id}, {@code last-stable-member}, {@code control-topic-unavailable},
-	 * {@code nothing-to-cancel})
+	 * {@code nothing-to-cancel}, {@code left-first}), or {@code unanswered} for a cancel the member has not answered
 	 * @param error why it was refused, for people
 	 */
 	public record LeaveResult(Outcome outcome, @Nullable Members members, @Nullable String reason,
@@ -490,8 +520,12 @@ public class RebalanceEndpoint {
 			UNAVAILABLE,
 			/** Whether the request reached the control topic is unknown: it may still take effect. */
 			UNKNOWN,
-			/** A leave was cancelled. */
+			/** A leave was cancelled: the member stays. */
 			CANCELLED,
+			/** The cancel is written, and the member has not answered within the wait. */
+			CANCEL_UNANSWERED,
+			/** The member had left, or was handing over, when the cancel came. */
+			LEFT_FIRST,
 			/** No member was leaving. */
 			NOTHING_TO_CANCEL
 

@@ -19,8 +19,10 @@ import org.springframework.core.io.Resource;
  * a bad field (in the body, whatever Boot's error settings), 409 when Kafka Streams does not run, the instance id is
  * used twice or unknown, or no other member would stay (unless {@code "force": true}), 503 when the control topic
  * cannot be written, or with the reason {@code unknown} when whether it was written is unknown (it may still take
- * effect); its cancel answers 200, 409 when nothing was leaving (or the leave ended before the cancel was written), 503
- * when the cancel cannot be written or its outcome is unknown.
+ * effect); its cancel answers 200 when the member stays, 202 when the cancel is written but another member has not
+ * answered within the request's {@code wait} (10 s unless given), 409 when nothing was leaving or the member had left
+ * (or was handing over) when the cancel came ({@code left-first}, with how it left), 503 when the cancel cannot be
+ * written or its outcome is unknown.
  * Both take an {@code instanceId} to act on another member of the group.
  */
 @EndpointWebExtension(endpoint = RebalanceEndpoint.class)
@@ -57,17 +59,20 @@ public class RebalanceEndpointWebExtension {
 	}
 
 	@DeleteOperation
-	public WebEndpointResponse<Object> cancel(@Selector Action action, @Nullable String instanceId) {
-		return response(this.endpoint.cancel(action, instanceId));
+	public WebEndpointResponse<Object> cancel(@Selector Action action, @Nullable String wait,
+			@Nullable String instanceId) {
+		return response(this.endpoint.cancel(action, wait, instanceId));
 	}
 
 	private static WebEndpointResponse<Object> response(LeaveResult result) {
 		return switch (result.outcome()) {
 			case STARTED -> new WebEndpointResponse<>(result.members(), 202);
+			// the members' state, and why the answer is not in yet
+			case CANCEL_UNANSWERED -> new WebEndpointResponse<>(result, 202);
 			case ALREADY_LEAVING, CANCELLED -> new WebEndpointResponse<>(result.members(),
 					WebEndpointResponse.STATUS_OK);
 			case INVALID -> problem(result, WebEndpointResponse.STATUS_BAD_REQUEST);
-			case REFUSED, NOTHING_TO_CANCEL -> problem(result, 409);
+			case REFUSED, NOTHING_TO_CANCEL, LEFT_FIRST -> problem(result, 409);
 			case UNAVAILABLE, UNKNOWN -> problem(result, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 		};
 	}

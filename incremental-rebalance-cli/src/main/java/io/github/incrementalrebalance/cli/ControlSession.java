@@ -8,6 +8,8 @@ import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlWriteException;
+import io.github.incrementalrebalance.control.LeaveCancel;
+import io.github.incrementalrebalance.control.LeaveRecord;
 
 /**
  * The control topic as one command uses it: read up to its end before anything is decided, written only by commands
@@ -65,15 +67,35 @@ final class ControlSession implements AutoCloseable {
 	 * @throws Unavailable when it was not written, or whether it was is unknown (the message says which)
 	 */
 	void write(ControlRecord record) {
-		if (this.writer == null) {
-			this.writer = new ControlTopicWriter(this.config, this.topic);
-		}
 		try {
-			this.writer.writeAndWait(record, "write " + record.key());
+			writer().writeAndWait(record, "write " + record.key());
 		}
 		catch (ControlWriteException ex) {
 			throw new Unavailable(ex.getMessage());
 		}
+	}
+
+	/**
+	 * Cancel a leave and wait for the member's answer.
+	 * @param pending the leave, as read pending
+	 * @param answerWait how long to wait for the answer
+	 * @return what came of it
+	 * @throws Unavailable when the cancel was not written, or whether it was is unknown (the message says which)
+	 */
+	LeaveCancel.Result cancel(LeaveRecord pending, Duration answerWait) {
+		try {
+			return new LeaveCancel(this.reader, writer()).cancel(pending, "cli", answerWait);
+		}
+		catch (ControlWriteException ex) {
+			throw new Unavailable(ex.getMessage());
+		}
+	}
+
+	private ControlTopicWriter writer() {
+		if (this.writer == null) {
+			this.writer = new ControlTopicWriter(this.config, this.topic);
+		}
+		return this.writer;
 	}
 
 	@Override

@@ -19,10 +19,11 @@ import picocli.CommandLine.IVersionProvider;
 		subcommands = { ListCommand.class, LeaveCommand.class, CancelCommand.class },
 		description = "Drain Kafka Streams instances to warm learners, cancel drains, and watch the group.",
 		exitCodeListHeading = "%nExit codes:%n",
-		exitCodeList = { "0:done", "1:an instance was skipped (unknown, not leaving, its id shared) or the leave refused",
+		exitCodeList = { "0:done", "1:an instance was skipped (unknown, not leaving, its id shared) or the leave refused; "
+				+ "cancel: an instance had left when the cancel came",
 				"2:the command line is wrong", "3:the cluster or the control topic could not be read or written",
 				"4:leave --wait: a member left without a warm hand-over (forced, left-without-learners)",
-				"5:leave --wait: the wait passed before every member asked had left" })
+				"5:leave --wait: the wait passed before every member asked had left; cancel: before every one answered" })
 public final class RebalanceCli implements Runnable {
 
 	@CommandLine.Spec

@@ -21,6 +21,10 @@ final class ControlRecordListeners {
 		this.listeners.add(listener);
 	}
 
+	void remove(Consumer<ControlRecord> listener) {
+		this.listeners.remove(listener);
+	}
+
 	void tell(ControlRecord record) {
 		for (Consumer<ControlRecord> listener : this.listeners) {
 			try {

@@ -119,6 +119,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		this.listeners.add(listener);
 	}
 
+	/**
+	 * Stop telling a listener; it may still be told of a record being passed on right now.
+	 * @param listener the listener
+	 */
+	public void removeListener(java.util.function.Consumer<ControlRecord> listener) {
+		this.listeners.remove(listener);
+	}
+
 	public synchronized void start() {
 		if (this.running) {
 			return;

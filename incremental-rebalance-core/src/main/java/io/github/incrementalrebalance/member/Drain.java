@@ -80,6 +80,9 @@ final class Drain {
 
 	private String stayedFrom;
 
+	/** How the leave ended, as written to its record once the member was out of the group; null before. */
+	private volatile LeaveRecord endWritten;
+
 	/**
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
 	 */
@@ -206,7 +209,15 @@ final class Drain {
 				return true;
 			}
 			// read back first: the reader's check already followed the cancel record
-			return this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom);
+			if (this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom)) {
+				return true;
+			}
+			LeaveRecord end = this.endWritten;
+			if (end != null && end.leaveId().equals(cancel.leaveId())) {
+				// the end went out just before the cancel, which replaced it: written again, after it
+				this.writer.write(end);
+			}
+			return false;
 		}
 	}
 
@@ -365,6 +376,7 @@ final class Drain {
 		AtomicBoolean recorded = new AtomicBoolean();
 		Runnable recordEnd = () -> {
 			if (recorded.compareAndSet(false, true)) {
+				this.endWritten = ended;
 				this.writer.write(ended).whenComplete((done, failure) -> {
 					if (failure != null) {
 						logger.warn("Could not record how the leave of {} ended on the control topic; a leader removes "

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlWriteException;
 import io.github.incrementalrebalance.control.LeaveAsk;
+import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.streams.KafkaStreams;
@@ -136,18 +137,25 @@ final class LeaveGate {
 	}
 
 	/**
-	 * Cancel the pending leave of another member.
+	 * Cancel the pending leave of another member, and wait for its answer.
 	 * @param instanceId the member
-	 * @return whether a leave was cancelled
+	 * @param answerWait how long to wait for the member's answer
+	 * @return what came of it; empty when it was not leaving
 	 * @throws LeaveRefusedException when the cancel cannot be written
+	 * @throws LeaveOutcomeUnknownException when whether it was written is unknown
 	 */
-	boolean cancelLeaveOfAnother(String instanceId) {
+	Optional<LeaveCancel.Result> cancelLeaveOfAnother(String instanceId, Duration answerWait) {
 		Optional<LeaveRecord> leave = this.context.reader().leaveRecord(instanceId).filter(LeaveRecord::pending);
 		if (leave.isEmpty()) {
-			return false;
+			return Optional.empty();
 		}
-		write(leave.get().cancel("endpoint"), "cancel the leave of " + instanceId);
-		return true;
+		try {
+			return Optional.of(new LeaveCancel(this.context.reader(), this.context.writer()).cancel(leave.get(),
+					"endpoint", answerWait));
+		}
+		catch (ControlWriteException ex) {
+			throw translated(ex);
+		}
 	}
 
 	private void write(LeaveRecord record, String what) {

@@ -15,6 +15,7 @@ import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.DrainProgress;
+import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -273,17 +274,19 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * Cancel the leave of a member of this group, this one or another, if it has not finished.
+	 * Cancel the leave of a member of this group, this one or another, if it has not finished. Another member answers
+	 * on its own: it stays, or it had left (or was handing over) when the cancel came.
 	 * @param instanceId the member
-	 * @return whether a leave was cancelled
+	 * @param answerWait how long to wait for another member's answer
+	 * @return what came of it; empty when it was not leaving
 	 * @throws LeaveRefusedException when the cancel cannot be written to the control topic
 	 * @throws LeaveOutcomeUnknownException when whether it reached the control topic is unknown
 	 */
-	public boolean cancelLeaveOf(String instanceId) {
+	public Optional<LeaveCancel.Result> cancelLeaveOf(String instanceId, Duration answerWait) {
 		if (instanceId.equals(identity().instanceId())) {
-			return cancel();
+			return cancel() ? Optional.of(LeaveCancel.Result.of(LeaveCancel.Answer.CANCELLED)) : Optional.empty();
 		}
-		return this.leaveGate.cancelLeaveOfAnother(instanceId);
+		return this.leaveGate.cancelLeaveOfAnother(instanceId, answerWait);
 	}
 
 	/**

@@ -14,8 +14,10 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -386,6 +388,98 @@ class ControlTopicIntegrationTests {
 				.until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(7)));
 			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 3));
 		}
+	}
+
+	/**
+	 * A cancel of another member's leave says what came of it, in the member's own words: it stayed (a later plan no
+	 * longer acts on the leave), it was handing over (its end lands after the cancel), it had left just before (its end
+	 * landed first: the cancel replaced it, so it is written again), or it has not answered within the wait.
+	 */
+	@Test
+	void aCancelOfAnotherMembersLeaveSaysWhetherTheMemberStayedOrHadLeft() throws Exception {
+		String topic = "cancel-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("cancel", topic);
+		LeaveRecord.Ended drained = new LeaveRecord.Ended("drained", "learners-ready", 0);
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			LeaveCancel cancels = new LeaveCancel(reader, writer);
+			AtomicInteger generation = new AtomicInteger();
+
+			LeaveRecord stays = pendingLeave(writer, reader, "stays", generation.incrementAndGet());
+			CompletableFuture<LeaveCancel.Result> stayed = CompletableFuture
+				.supplyAsync(() -> cancels.cancel(stays, "test", TIMEOUT));
+			await("the cancel on the topic").atMost(TIMEOUT)
+				.until(() -> reader.leaveRecord("stays", "s1").map(LeaveRecord::cancelled).orElse(false));
+			publishPlan(writer, MemberPlanBuilder.plan("stays", "s1").active("0_1").record(generation.incrementAndGet()));
+			assertThat(stayed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+				.isEqualTo(LeaveCancel.Result.of(LeaveCancel.Answer.CANCELLED));
+
+			LeaveRecord handsOver = pendingLeave(writer, reader, "hands-over", generation.incrementAndGet());
+			CompletableFuture<LeaveCancel.Result> tooLate = CompletableFuture
+				.supplyAsync(() -> cancels.cancel(handsOver, "test", TIMEOUT));
+			await("the cancel on the topic").atMost(TIMEOUT)
+				.until(() -> reader.leaveRecord("hands-over", "s1").map(LeaveRecord::cancelled).orElse(false));
+			writer.write(handsOver.endedAs(drained)).join();
+			assertThat(tooLate.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+				.isEqualTo(new LeaveCancel.Result(LeaveCancel.Answer.LEFT_FIRST, Optional.of(drained)));
+
+			LeaveRecord left = pendingLeave(writer, reader, "left", generation.incrementAndGet());
+			// the member's end lands between the read that found the leave pending and the cancel
+			ControlWriter endFirst = new ControlWriter() {
+
+				@Override
+				public CompletableFuture<?> write(ControlRecord record) {
+					if (record instanceof LeaveRecord leave && leave.cancelled()) {
+						writer.write(left.endedAs(drained)).join();
+					}
+					return writer.write(record);
+				}
+
+				@Override
+				public CompletableFuture<?> tombstone(String key) {
+					return writer.tombstone(key);
+				}
+
+				@Override
+				public Duration acknowledgementWait() {
+					return writer.acknowledgementWait();
+				}
+
+			};
+			assertThat(new LeaveCancel(reader, endFirst).cancel(left, "test", TIMEOUT))
+				.isEqualTo(new LeaveCancel.Result(LeaveCancel.Answer.LEFT_FIRST, Optional.of(drained)));
+			await("how the leave ended, written again after the cancel that replaced it").atMost(TIMEOUT)
+				.until(() -> reader.leaveRecord("left", "s1").flatMap(LeaveRecord::ended).isPresent());
+			assertThat(reader.leaveRecord("left", "s1").orElseThrow().cancelled()).isFalse();
+
+			LeaveRecord silent = pendingLeave(writer, reader, "silent", generation.incrementAndGet());
+			assertThat(cancels.cancel(silent, "test", Duration.ofSeconds(1)))
+				.isEqualTo(LeaveCancel.Result.of(LeaveCancel.Answer.UNANSWERED));
+			assertThat(reader.leaveRecord("silent", "s1").map(LeaveRecord::cancelled)).as("the cancel stands")
+				.contains(true);
+		}
+	}
+
+	/**
+	 * A member start {@code s1} asked to leave, with a plan that acts on it, as read.
+	 */
+	private static LeaveRecord pendingLeave(ControlTopicWriter writer, ControlTopicReader reader, String instanceId,
+			int generation) {
+		LeaveRecord leave = LeaveRecord.request(instanceId, "s1", Instant.now(), Optional.empty(), "test");
+		writer.write(leave).join();
+		publishPlan(writer, MemberPlanBuilder.plan(instanceId, "s1")
+			.active("0_1")
+			.leaving(Optional.of(leave.leaveId()))
+			.record(generation));
+		await().atMost(TIMEOUT).until(() -> reader.plan(instanceId, "s1").isPresent()
+				&& reader.leaveRecord(instanceId, "s1").filter(LeaveRecord::pending).isPresent());
+		return leave;
+	}
+
+	private static void publishPlan(ControlTopicWriter writer, PlanRecord plan) {
+		writer.publishPlan(List.of(plan, new PlanEpoch(plan.generation(), plan.generation() - 1, "leader", Instant.now(),
+				"", List.of())), List.of());
 	}
 
 	@Test

@@ -372,6 +372,32 @@ class DrainTests {
 		assertThat(this.drain.state()).isEqualTo(MemberState.STABLE);
 	}
 
+	/**
+	 * The member hands over while its cancel is being written, and how its leave ended lands first: the cancel, landing
+	 * after it, would leave the record saying cancelled for a member that left. The end is written again after it.
+	 */
+	@Test
+	void cancelThatLandsAfterTheLeaveEndedHasTheEndWrittenAgain() throws Exception {
+		this.drain.leave(Optional.empty(), "test", true);
+		this.drain.check();
+		CompletableFuture<Void> cancelLands = new CompletableFuture<>();
+		this.control.held = cancelLands;
+		CompletableFuture<Boolean> cancelled = CompletableFuture.supplyAsync(this.drain::cancel);
+		await("the cancel is being written").atMost(Duration.ofSeconds(5)).until(() -> cancelLands.getNumberOfDependents() > 0);
+		this.control.held = null;
+		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.drain.check();
+		await("how the leave ended, on the topic first").atMost(Duration.ofSeconds(5))
+			.until(() -> this.control.leaves.get("b").ended().isPresent());
+
+		cancelLands.complete(null);
+
+		assertThat(cancelled.get(5, TimeUnit.SECONDS)).as("nothing was cancelled").isFalse();
+		assertThat(this.control.leaves.get("b").ended()).as("the record says how the member left, not cancelled")
+			.contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+	}
+
 	@Test
 	void cancelThatCannotBeWrittenLeavesTheMemberLeaving() {
 		this.drain.leave(Optional.empty(), "test", true);
