@@ -114,17 +114,11 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * throw). The topic's history, read again at each start and whenever the reader starts over, is not news and is
 	 * not passed on.
 	 * @param listener the listener; a tombstone is not passed on
+	 * @return what stops telling it (a record being passed on right now may still reach it)
 	 */
-	public void addListener(java.util.function.Consumer<ControlRecord> listener) {
+	public Runnable addListener(java.util.function.Consumer<ControlRecord> listener) {
 		this.listeners.add(listener);
-	}
-
-	/**
-	 * Stop telling a listener; it may still be told of a record being passed on right now.
-	 * @param listener the listener
-	 */
-	public void removeListener(java.util.function.Consumer<ControlRecord> listener) {
-		this.listeners.remove(listener);
+		return () -> this.listeners.remove(listener);
 	}
 
 	public synchronized void start() {

@@ -87,7 +87,7 @@ public final class LeaveCancel {
 				}
 			}
 		};
-		this.reader.addListener(listener);
+		Runnable stopListening = this.reader.addListener(listener);
 		try {
 			Optional<LeaveRecord> now = this.reader.leaveRecord(instanceId, incarnation)
 				.filter((leave) -> leave.leaveId().equals(pending.leaveId()));
@@ -116,7 +116,7 @@ public final class LeaveCancel {
 			return Result.of(Answer.UNANSWERED);
 		}
 		finally {
-			this.reader.removeListener(listener);
+			stopListening.run();
 		}
 	}
 

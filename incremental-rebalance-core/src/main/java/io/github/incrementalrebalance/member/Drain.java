@@ -209,15 +209,13 @@ final class Drain {
 				return true;
 			}
 			// read back first: the reader's check already followed the cancel record
-			if (this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom)) {
-				return true;
-			}
+			boolean stayed = this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom);
 			LeaveRecord end = this.endWritten;
-			if (end != null && end.leaveId().equals(cancel.leaveId())) {
+			if (!stayed && end != null && end.leaveId().equals(cancel.leaveId())) {
 				// the end went out just before the cancel, which replaced it: written again, after it
 				this.writer.write(end);
 			}
-			return false;
+			return stayed;
 		}
 	}
 
