@@ -3,7 +3,8 @@ package io.github.incrementalrebalance.chaos;
 import java.util.Locale;
 
 /**
- * The kinds of scale events the chaos run applies. Each names what an operator, a deploy or a fault does to the group.
+ * The kinds of scale events the chaos run applies. Each names what an operator, a deploy or a fault does to the group;
+ * the network faults come from a proxy between the members and the broker.
  */
 enum ChaosEvent {
 
@@ -41,17 +42,44 @@ enum ChaosEvent {
 	LEAVE_TWICE(1),
 
 	/** A leave is written for an instance that is gone (its last start). */
-	LEAVE_GONE(0);
+	LEAVE_GONE(0),
+
+	/**
+	 * An instance is asked to leave and, while its learners warm up, another instance is cut off from the broker for
+	 * longer than its session timeout: the group goes on without it until the link heals.
+	 */
+	CUT_DURING_DRAIN(1, true),
+
+	/** The leader's link is slowed by a second each way as another instance is asked to leave. */
+	SLOW_LEADER_DURING_LEAVE(1, true),
+
+	/**
+	 * An instance is asked to leave and, while its learners warm up, every control-topic client of the group is cut
+	 * for 20 s: the members cannot tell each other about the leave nor the learners' progress.
+	 */
+	CONTROL_CUT_DURING_DRAIN(1, true);
 
 	/** How many instances the event removes at most: the run keeps at least two. */
 	private final int removes;
 
+	/** Whether it is a network fault, applied only by a run with faults. */
+	private final boolean fault;
+
 	ChaosEvent(int removes) {
+		this(removes, false);
+	}
+
+	ChaosEvent(int removes, boolean fault) {
 		this.removes = removes;
+		this.fault = fault;
 	}
 
 	int removes() {
 		return this.removes;
+	}
+
+	boolean fault() {
+		return this.fault;
 	}
 
 	String word() {

@@ -30,11 +30,14 @@ import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StandaloneMember;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
@@ -139,9 +142,19 @@ final class ChaosGroup implements AutoCloseable {
 		properties.put(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, trigger);
 		properties.put(StandaloneMember.RESTORE_RATE, Long.toString(this.settings.restoreRate()));
 		properties.put(StandaloneMember.FORWARD_TOPIC, forwarded());
+		// named by its client id, so that the proxy can fault its clients, the control topic's included
+		properties.put(StreamsConfig.CLIENT_ID_CONFIG, name);
+		properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+				Long.toString(this.settings.heartbeat().toMillis()));
+		properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+				Long.toString(this.settings.session().toMillis()));
+		// a rebalance a fault stretches must not outlast the members' transactions
+		properties.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "120000");
+		String bootstrap = this.settings.faults() ? this.broker.proxiedBootstrapServers()
+				: this.broker.bootstrapServers();
 		try {
-			StandaloneMember member = StandaloneMember.launch(this.broker.bootstrapServers(), APPLICATION_ID, name,
-					this.stateRoot, input(), output(), properties);
+			StandaloneMember member = StandaloneMember.launch(bootstrap, APPLICATION_ID, name, this.stateRoot, input(),
+					output(), properties);
 			this.alive.put(name, member);
 			this.everyMember.put(name, member);
 			this.learnerRebalance.put(name, trigger);
@@ -246,6 +259,41 @@ final class ChaosGroup implements AutoCloseable {
 
 	int generation() {
 		return this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
+	}
+
+	/**
+	 * Cut every client of an instance off from the broker: its connections closed, new ones refused.
+	 * @param name the instance
+	 * @return the fault, to heal
+	 */
+	FaultProxy.Fault cutOff(String name) {
+		return this.broker.proxy().cut(FaultProxy.clientsStartingWith(name + "-"));
+	}
+
+	/**
+	 * Slow every client of an instance: each byte delivered this much later, each way.
+	 * @param name the instance
+	 * @param latency the added latency
+	 * @return the fault, to heal
+	 */
+	FaultProxy.Fault slow(String name, Duration latency) {
+		return this.broker.proxy().delay(FaultProxy.clientsStartingWith(name + "-"), latency);
+	}
+
+	/**
+	 * Cut every control-topic client of the group (readers, writers, probes) off from the broker.
+	 * @return the fault, to heal
+	 */
+	FaultProxy.Fault cutControlTopic() {
+		return this.broker.proxy().cut((clientId) -> clientId.contains("-rebalance-control-"));
+	}
+
+	/**
+	 * Every leave record on the control topic.
+	 * @return by key
+	 */
+	Map<String, LeaveRecord> leaveRecords() {
+		return this.reader.leaveRecords();
 	}
 
 	Optional<LeaveRecord> leaveRecord(String name) {

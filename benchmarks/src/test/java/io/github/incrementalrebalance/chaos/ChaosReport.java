@@ -25,15 +25,19 @@ import tools.jackson.databind.json.JsonMapper;
  * @param outcomes how the leaves ended: outcome to count
  * @param stallMs per event kind, the longest stall of any task in each event (p50, p99, max over the events)
  * @param restoredAtPromotion per event kind, the records restored into active tasks during its events
+ * @param unaskedLeaves leaves on the control topic that the run did not ask for: instances that drained unasked
+ * @param faults per kind of network fault, how many events applied it
+ * @param heartbeatMs the members' heartbeat interval
+ * @param sessionMs the members' session timeout
  * @param eventLog every event, in order
  */
 record ChaosReport(long seed, int events, long lost, long duplicated, int converged, int notConverged,
 		Map<String, Integer> outcomes, Map<String, Stall> stallMs, Map<String, Long> restoredAtPromotion,
-		List<Event> eventLog) {
+		int unaskedLeaves, Map<String, Integer> faults, long heartbeatMs, long sessionMs, List<Event> eventLog) {
 
 	private static final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
-	static ChaosReport of(long seed, List<Event> events, long lost, long duplicated) {
+	static ChaosReport of(ChaosSettings settings, List<Event> events, long lost, long duplicated, int unaskedLeaves) {
 		Map<String, Integer> outcomes = new TreeMap<>();
 		events.forEach((event) -> event.outcomes().forEach((outcome) -> outcomes.merge(outcome.outcome(), 1,
 				Integer::sum)));
@@ -44,9 +48,16 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 			.forEach((kind, values) -> stalls.put(kind, Stall.of(values)));
 		Map<String, Long> restored = new TreeMap<>();
 		events.forEach((event) -> restored.merge(event.kind(), event.restoredAtPromotion(), Long::sum));
+		Map<String, Integer> faults = new TreeMap<>();
+		for (ChaosEvent kind : ChaosEvent.values()) {
+			if (kind.fault()) {
+				faults.put(kind.word(), (int) events.stream().filter((event) -> event.kind().equals(kind.word())).count());
+			}
+		}
 		int converged = (int) events.stream().filter(Event::converged).count();
-		return new ChaosReport(seed, events.size(), lost, duplicated, converged, events.size() - converged, outcomes,
-				stalls, restored, List.copyOf(events));
+		return new ChaosReport(settings.seed(), events.size(), lost, duplicated, converged, events.size() - converged,
+				outcomes, stalls, restored, unaskedLeaves, settings.faults() ? faults : Map.of(),
+				settings.heartbeat().toMillis(), settings.session().toMillis(), List.copyOf(events));
 	}
 
 	void write(Path file) throws IOException {
@@ -60,7 +71,9 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 	 */
 	String summary() {
 		return "chaos: seed=" + this.seed + " events=" + this.events + " lost=" + this.lost + " duplicated="
-				+ this.duplicated + " converged=" + this.converged + "/" + this.events + " outcomes=" + this.outcomes
+				+ this.duplicated + " converged=" + this.converged + "/" + this.events + " unasked=" + this.unaskedLeaves
+				+ " outcomes=" + this.outcomes + " faults=" + this.faults + " heartbeat/session ms=" + this.heartbeatMs
+				+ "/" + this.sessionMs
 				+ " stall max ms per kind=" + this.stallMs.entrySet().stream()
 					.map((entry) -> entry.getKey() + ":" + entry.getValue().max())
 					.collect(Collectors.joining(", ", "{", "}"));

@@ -5,16 +5,19 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
+import io.github.incrementalrebalance.testkit.FaultProxy;
 import org.apache.kafka.streams.processor.TaskId;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -29,9 +32,27 @@ import static org.awaitility.Awaitility.await;
  */
 final class ChaosRunner {
 
-	/** Leaves that the product promises end drained when nothing else happens to the group meanwhile. */
-	private static final Set<ChaosEvent> QUIET_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
-			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE);
+	/**
+	 * Leaves that the product promises end drained: nothing happens to the group meanwhile but slowness or a
+	 * partition, which never turn a leave without a deadline cold.
+	 */
+	private static final Set<ChaosEvent> WARM_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
+			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE, ChaosEvent.CUT_DURING_DRAIN,
+			ChaosEvent.SLOW_LEADER_DURING_LEAVE, ChaosEvent.CONTROL_CUT_DURING_DRAIN);
+
+	/**
+	 * Of those, the events in which nothing but the leave moves a task: a member cut off past its session, or a
+	 * slowed leader the coordinator removes, has its own tasks restored elsewhere, as Kafka moves them.
+	 */
+	private static final Set<ChaosEvent> ONLY_THE_LEAVE_MOVES = Set.of(ChaosEvent.LEAVE,
+			ChaosEvent.LEAVE_WITH_DEADLINE, ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE,
+			ChaosEvent.CONTROL_CUT_DURING_DRAIN);
+
+	/** How long the control topic stays cut during a drain. */
+	private static final Duration CONTROL_CUT = Duration.ofSeconds(20);
+
+	/** The latency a slowed link adds, each way. */
+	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
 
 	private static final Duration SETTLED_FOR = Duration.ofSeconds(2);
 
@@ -48,6 +69,9 @@ final class ChaosRunner {
 	private final List<ChaosReport.Event> events = new ArrayList<>();
 
 	private final List<ChaosEvent> deck = new ArrayList<>();
+
+	/** Leaves found on the control topic that the run did not ask for: an instance drained unasked. */
+	private final Set<String> unasked = new TreeSet<>();
 
 	private int index;
 
@@ -73,8 +97,8 @@ final class ChaosRunner {
 			apply();
 		}
 		ExactCountVerifier.Mismatch counts = this.group.stopAndVerify();
-		return ChaosReport.of(this.settings.seed(), this.events, counts.lost(),
-				counts.duplicated() + this.group.duplicatedDownstream());
+		return ChaosReport.of(this.settings, this.events, counts.lost(),
+				counts.duplicated() + this.group.duplicatedDownstream(), this.unasked.size());
 	}
 
 	/**
@@ -84,7 +108,11 @@ final class ChaosRunner {
 	 */
 	private ChaosEvent next() {
 		if (this.deck.isEmpty()) {
-			this.deck.addAll(List.of(ChaosEvent.values()));
+			for (ChaosEvent each : ChaosEvent.values()) {
+				if (this.settings.faults() || !each.fault()) {
+					this.deck.add(each);
+				}
+			}
 			Collections.shuffle(this.deck, this.random);
 		}
 		ChaosEvent kind = this.deck.get(0);
@@ -118,7 +146,7 @@ final class ChaosRunner {
 			case LEAVE_WITH_SHORT_DEADLINE -> leave(pick(), Optional.of(Duration.ofMillis(300)));
 			case LEAVE_THEN_CANCEL -> {
 				Leave leave = leave(pick(), Optional.empty());
-				awaitLearnersOf(leave);
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
 				if (leave.outcome == null) {
 					this.group.write(leave.request.cancel("chaos"));
 				}
@@ -145,16 +173,41 @@ final class ChaosRunner {
 			case KILL_LEADER -> kill(this.group.leader().orElseGet(this::pick));
 			case KILL_DURING_DRAIN -> {
 				Leave leave = leave(pick(), Optional.empty());
-				awaitLearnersOf(leave);
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
 				kill(this.group.leader().filter((leader) -> !leader.equals(leave.instanceId))
 					.orElseGet(() -> pickOtherThan(Optional.of(leave.instanceId))));
 			}
 			case LEAVE_TWICE -> {
 				Leave first = leave(pick(), Optional.empty());
-				awaitLearnersOf(first);
+				awaitLearnersOf(first, Duration.ofSeconds(30));
 				if (first.outcome == null) {
 					first.end("replaced", "asked to leave again", 0);
 					leave(first.instanceId, Optional.empty());
+				}
+			}
+			case CUT_DURING_DRAIN -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
+				String cutOff = pickOtherThan(Optional.of(leave.instanceId));
+				this.targets.add("cut off " + cutOff);
+				try (FaultProxy.Fault cut = this.group.cutOff(cutOff)) {
+					holdFault(this.settings.session().plusSeconds(4));
+				}
+			}
+			case SLOW_LEADER_DURING_LEAVE -> {
+				String leader = this.group.leader().orElseGet(this::pick);
+				this.targets.add("slowed " + leader);
+				try (FaultProxy.Fault slow = this.group.slow(leader, SLOW_LINK)) {
+					Leave leave = leave(pickOtherThan(Optional.of(leader)), Optional.empty());
+					awaitLearnersOf(leave, this.settings.convergeWithin());
+				}
+			}
+			case CONTROL_CUT_DURING_DRAIN -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
+				this.targets.add("control topic cut");
+				try (FaultProxy.Fault cut = this.group.cutControlTopic()) {
+					holdFault(CONTROL_CUT);
 				}
 			}
 			case LEAVE_GONE -> {
@@ -191,19 +244,22 @@ final class ChaosRunner {
 	}
 
 	/**
-	 * A leave in a group where nothing else happens must hand over to ready learners: only then is the outcome
-	 * drained, and then a task restores at promotion at most what its learner lagged (plus what arrived meanwhile),
-	 * never its whole state.
+	 * A leave in a group where nothing else happens, or only slowness and partitions, must hand over to ready
+	 * learners: only then is the outcome drained; and where nothing else moves a task, a task restores at promotion at
+	 * most what its learner lagged (plus what arrived meanwhile), never its whole state.
 	 */
 	private void checkQuietLeavesDrained(List<Leave> ofEvent, Map<TaskId, Long> before, Map<TaskId, Long> after) {
-		if (!QUIET_LEAVES.contains(this.kind)) {
+		if (!WARM_LEAVES.contains(this.kind)) {
 			return;
 		}
 		for (Leave leave : ofEvent) {
 			if (!"replaced".equals(leave.outcome) && !"drained".equals(leave.outcome)) {
 				fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " ended " + leave.outcome
-						+ " (" + leave.reason + ") in a group where nothing else happened");
+						+ " (" + leave.reason + ") in a group where nothing but slowness or a partition happened");
 			}
+		}
+		if (!ONLY_THE_LEAVE_MOVES.contains(this.kind)) {
+			return;
 		}
 		long bound = 2 * ChaosGroup.ACCEPTABLE_LAG;
 		after.forEach((task, total) -> {
@@ -252,6 +308,12 @@ final class ChaosRunner {
 				account(leave);
 			}
 		}
+		Set<String> asked = new HashSet<>();
+		this.leaves.forEach((leave) -> asked.add(leave.request.leaveId()));
+		this.group.leaveRecords().values().stream()
+			.filter((record) -> !asked.contains(record.leaveId()))
+			.forEach((record) -> this.unasked.add(record.instanceId() + " " + record.leaveId() + " (" + record.source()
+					+ ")"));
 		Optional<Leave> open = this.leaves.stream().filter((leave) -> leave.outcome == null).findFirst();
 		if (open.isPresent()) {
 			return Optional.of("the leave " + open.get().request.leaveId() + " of " + open.get().instanceId
@@ -298,15 +360,27 @@ final class ChaosRunner {
 		return leave;
 	}
 
-	private void awaitLearnersOf(Leave leave) {
+	private void awaitLearnersOf(Leave leave, Duration bound) {
 		try {
-			await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+			await().atMost(bound).pollInterval(Duration.ofMillis(100)).until(() -> {
 				account(leave);
 				return leave.outcome != null || this.group.learnersPlacedFor(leave.instanceId);
 			});
 		}
 		catch (ConditionTimeoutException ex) {
-			fail("no learners placed for " + leave.instanceId + " within 30 s");
+			fail("no learners placed for " + leave.instanceId + " within " + bound);
+		}
+	}
+
+	/**
+	 * Keep a fault in place this long: its length is what the event is about.
+	 */
+	private static void holdFault(Duration length) {
+		try {
+			Thread.sleep(length.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -13,9 +13,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param restoreRate records per second an instance restores (a slower disk), so warm-ups take seconds
  * @param updatesPerSecond input records per second besides the markers
  * @param convergeWithin how long the group may take to settle after an event
+ * @param faults whether the run injects network faults between the members and the broker (the members then reach
+ * the broker through a proxy)
+ * @param heartbeat the members' heartbeat interval
+ * @param session the members' session timeout
  */
 record ChaosSettings(int events, long seed, int instances, int keysPerTask, long restoreRate, int updatesPerSecond,
-		Duration convergeWithin) {
+		Duration convergeWithin, boolean faults, Duration heartbeat, Duration session) {
 
 	static final int MIN_INSTANCES = 2;
 
@@ -33,14 +37,20 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 
 	/**
 	 * The settings of a run on demand: {@code -Dchaos.events} (50), {@code -Dchaos.seed} (random),
-	 * {@code -Dchaos.instances} (3).
+	 * {@code -Dchaos.instances} (3), {@code -Dchaos.faults} (true), {@code -Dchaos.heartbeat.ms} (500) and
+	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000). An event may take a few sessions to
+	 * settle: the bound grows with the session.
 	 * @return the settings
 	 */
 	static ChaosSettings fromSystemProperties() {
 		String seed = System.getProperty("chaos.seed");
+		Duration session = Duration.ofMillis(Long.getLong("chaos.session.ms", 6_000));
 		return new ChaosSettings(Integer.getInteger("chaos.events", 50),
 				(seed != null) ? Long.parseLong(seed) : ThreadLocalRandom.current().nextLong(),
-				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100, Duration.ofMinutes(3));
+				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100,
+				Duration.ofMinutes(3).plus(session.multipliedBy(4)),
+				Boolean.parseBoolean(System.getProperty("chaos.faults", "true")),
+				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session);
 	}
 
 }
