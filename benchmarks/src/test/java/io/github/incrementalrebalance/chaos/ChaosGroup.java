@@ -148,10 +148,13 @@ final class ChaosGroup implements AutoCloseable {
 				Long.toString(this.settings.heartbeat().toMillis()));
 		properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
 				Long.toString(this.settings.session().toMillis()));
-		// a rebalance a fault stretches must not outlast the members' transactions
-		properties.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "120000");
-		String bootstrap = this.settings.faults() ? this.broker.proxiedBootstrapServers()
-				: this.broker.bootstrapServers();
+		String bootstrap = this.broker.bootstrapServers();
+		if (this.settings.faults()) {
+			bootstrap = this.broker.proxiedBootstrapServers();
+			// a rebalance a fault stretches must not outlast the members' transactions (the price: a killed member's
+			// open transaction holds read-committed readers until it times out)
+			properties.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), "120000");
+		}
 		try {
 			StandaloneMember member = StandaloneMember.launch(bootstrap, APPLICATION_ID, name, this.stateRoot, input(),
 					output(), properties);
