@@ -63,18 +63,10 @@ public final class FaultProxy implements AutoCloseable {
 	 * @param target where to forward to, {@code host:port}
 	 */
 	public FaultProxy(String target) {
-		this(target, freePort());
-	}
-
-	/**
-	 * @param target where to forward to, {@code host:port}
-	 * @param port the local port to listen on
-	 */
-	FaultProxy(String target, int port) {
 		int colon = target.lastIndexOf(':');
 		this.targetHost = target.substring(0, colon);
 		this.targetPort = Integer.parseInt(target.substring(colon + 1));
-		this.port = port;
+		this.port = freePort();
 	}
 
 	static int freePort() {
@@ -92,10 +84,6 @@ public final class FaultProxy implements AutoCloseable {
 	 */
 	public String address() {
 		return "localhost:" + this.port;
-	}
-
-	int port() {
-		return this.port;
 	}
 
 	/**
