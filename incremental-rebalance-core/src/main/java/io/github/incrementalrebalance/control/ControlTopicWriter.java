@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,6 +29,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicWriter.class);
 
+	/** How long after a plan failed to publish it is tried again; each try waits for the cluster on its own. */
+	static final Duration PLAN_RETRY = Duration.ofSeconds(1);
+
 	private final ControlClients clients;
 
 	/** Made at the first write: a runtime built with the application context needs no cluster until it starts. */
@@ -41,7 +45,10 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private final AtomicReference<String> planProblem = new AtomicReference<>();
 
-	private final ExecutorService sender;
+	private final ScheduledExecutorService sender;
+
+	/** How many plans were handed to {@link #publishPlan}: a plan that failed is tried again only if it is the last. */
+	private final AtomicLong plansHanded = new AtomicLong();
 
 	/**
 	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
@@ -50,7 +57,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	public ControlTopicWriter(Map<String, ?> streamsConfig, String topic) {
 		this.clients = ControlClients.ofControlTopic(streamsConfig);
 		this.topic = topic;
-		this.sender = Executors.newSingleThreadExecutor((task) -> {
+		this.sender = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "incremental-rebalance-control-writer-" + topic);
 			thread.setDaemon(true);
 			return thread;
@@ -89,7 +96,8 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	 * @param tombstones keys to delete with it
 	 */
 	public void publishPlan(List<ControlRecord> records, List<String> tombstones) {
-		if (this.pendingPlan.getAndSet(new PendingPlan(List.copyOf(records), List.copyOf(tombstones))) == null) {
+		PendingPlan plan = new PendingPlan(List.copyOf(records), List.copyOf(tombstones), this.plansHanded.incrementAndGet());
+		if (this.pendingPlan.getAndSet(plan) == null) {
 			try {
 				this.sender.execute(this::writePendingPlan);
 			}
@@ -117,8 +125,17 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 			}
 			String problem = "the last plan could not be published to " + this.topic + ": " + ex;
 			if (!problem.equals(this.planProblem.getAndSet(problem))) {
-				logger.warn("{}; members wait for an acknowledgement of their leave that does not come, and leave "
-						+ "without learners (no-learner-plan)", problem);
+				logger.warn("{}; trying again every {} until it is, or a newer plan replaces it: until then members "
+						+ "act on the plan before it (a leave waits for its hand-over)", problem, PLAN_RETRY);
+			}
+			// the group may not rebalance again for a long time: the plan of its last round must still land
+			if (plan.handed() == this.plansHanded.get() && this.pendingPlan.compareAndSet(null, plan)) {
+				try {
+					this.sender.schedule(this::writePendingPlan, PLAN_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+				}
+				catch (RejectedExecutionException closed) {
+					this.pendingPlan.set(null);
+				}
 			}
 		});
 	}
@@ -192,7 +209,10 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		}
 	}
 
-	private record PendingPlan(List<ControlRecord> records, List<String> tombstones) {
+	/**
+	 * @param handed which plan handed to the writer it is, counted from 1
+	 */
+	private record PendingPlan(List<ControlRecord> records, List<String> tombstones, long handed) {
 	}
 
 }

@@ -26,6 +26,7 @@ import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Move;
 import io.github.incrementalrebalance.planner.Plan;
 import ch.qos.logback.classic.Level;
+import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
@@ -480,6 +481,35 @@ class ControlTopicIntegrationTests {
 	private static void publishPlan(ControlTopicWriter writer, PlanRecord plan) {
 		writer.publishPlan(List.of(plan, new PlanEpoch(plan.generation(), plan.generation() - 1, "leader", Instant.now(),
 				"", List.of())), List.of());
+	}
+
+	/**
+	 * The plan of a round published while the cluster cannot be reached (the leader's link is down, the control topic
+	 * cut): the group may not rebalance again for a long time, so the plan is tried again until it lands, instead of
+	 * being dropped with the leave it hands over waiting for good.
+	 */
+	@Test
+	void aPlanThatCouldNotBePublishedIsTriedAgainUntilItLands() throws Exception {
+		String topic = "retry-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("retry", topic);
+		try (FaultProxy link = new FaultProxy(broker.bootstrapServers());
+				ControlTopicWriter writer = new ControlTopicWriter(Map.of("application.id", "retry",
+						"bootstrap.servers", link.address()), topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			try (LogCapture log = LogCapture.of(ControlTopicWriter.class)) {
+				publishPlan(writer, MemberPlanBuilder.plan("a", "a1").active("0_1").record(7));
+				await("the publication failed").atMost(TIMEOUT).until(() -> writer.problem().isPresent());
+				assertThat(log.messages(Level.WARN)).singleElement().asString()
+					.contains("the last plan could not be published to retry-control")
+					.contains("trying again every PT1S until it is, or a newer plan replaces it");
+			}
+			link.open();
+			await("the plan on the topic once the cluster answers").atMost(TIMEOUT)
+				.until(() -> reader.planEpoch().map(PlanEpoch::generation).equals(Optional.of(7)));
+			assertThat(reader.plan("a", "a1").orElseThrow().plan().active()).containsExactly(new TaskId(0, 1));
+			await().atMost(TIMEOUT).until(() -> writer.problem().isEmpty());
+		}
 	}
 
 	@Test

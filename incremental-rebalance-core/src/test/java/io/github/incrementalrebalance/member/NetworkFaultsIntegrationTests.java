@@ -59,21 +59,21 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void controlTopicCutDuringAnAcknowledgedDrainHandsOverToWarmLearnersOnceItHeals() {
-		try (Drain drain = startDraining("control-cut")) {
+		try (FaultedGroup group = startDraining("control-cut")) {
 			try (FaultProxy.Fault cut = broker.proxy().cut((clientId) -> clientId.contains("-rebalance-control-"))) {
-				drain.releaseLearners();
+				group.releaseLearners();
 				await("a member that sees the control topic gone").atMost(LONG_CUT)
-					.until(() -> drain.members.stream()
+					.until(() -> group.members.stream()
 						.anyMatch((member) -> member.runtime().controlTopicProblem().isPresent()));
 				List<String> problems = new ArrayList<>();
-				drain.members.forEach((member) -> member.runtime().controlTopicProblem()
+				group.members.forEach((member) -> member.runtime().controlTopicProblem()
 					.ifPresent((problem) -> problems.add(member.name() + ": " + problem)));
 				System.out.printf("Control topic cut: %s%n", problems);
 				await("b leaving through the cut").during(LONG_CUT).atMost(LONG_CUT.plusSeconds(5))
-					.until(() -> drain.leaver.runtime().state() == MemberState.LEAVING);
+					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
 				assertThat(broker.proxy().refusedConnections()).as("connections the cut closed or refused").isPositive();
 			}
-			drain.assertHandedOverWarm();
+			group.assertHandedOverWarm();
 		}
 	}
 
@@ -83,8 +83,8 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void learnersMemberCutOffLongerThanItsSessionStillEndsInAWarmHandOver() {
-		try (Drain drain = startDraining("member-cut")) {
-			StreamsInstance cutOff = drain.learnerHolders().get(0);
+		try (FaultedGroup group = startDraining("member-cut")) {
+			StreamsInstance cutOff = group.learnerHolders().get(0);
 			assertThat(broker.proxy().clientIds()).as("its stream thread's and control topic's clients, named by its client id")
 				.contains(cutOff.name() + "-StreamThread-1-consumer", cutOff.name() + "-rebalance-control-reader");
 			try (FaultProxy.Fault cut = broker.proxy().cut(FaultProxy.clientsStartingWith(cutOff.name() + "-"))) {
@@ -94,10 +94,10 @@ class NetworkFaultsIntegrationTests {
 						.noneMatch((member) -> member.clientId().startsWith(cutOff.name() + "-")));
 				await("b leaving, waiting for ready learners, while c is out").during(Duration.ofSeconds(5))
 					.atMost(Duration.ofSeconds(10))
-					.until(() -> drain.leaver.runtime().state() == MemberState.LEAVING);
-				drain.releaseLearners();
+					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
+				group.releaseLearners();
 			}
-			drain.assertHandedOverWarm();
+			group.assertHandedOverWarm();
 			assertThat(broker.groupMembers("member-cut")).as(cutOff.name() + " back in the group")
 				.anyMatch((member) -> member.clientId().startsWith(cutOff.name() + "-"));
 		}
@@ -113,38 +113,45 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void leadersLinkSlowedSoTheAnswerTakesLongerThanTenSecondsStillHandsOverWarm() {
-		try (Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, "slow-link", "conservative"))) {
-			StreamsInstance leader = drain.leader();
-			StreamsInstance leaver = drain.members.stream().filter((member) -> member != leader).findFirst().orElseThrow();
+		try (FaultedGroup group = FaultedGroup.settle(scenario("slow-link"))) {
+			StreamsInstance leader = group.leader();
+			StreamsInstance leaver = group.members.stream()
+				.filter((member) -> member != leader)
+				.findFirst()
+				.orElseThrow();
 			try (FaultProxy.Fault slow = broker.proxy()
 				.delay(FaultProxy.clientsStartingWith(leader.name() + "-"), SLOW_LINK)) {
 				Instant asked = Instant.now();
-				drain.leave(leaver);
-				drain.awaitAcknowledged(Duration.ofMinutes(2));
+				group.leave(leaver);
+				group.awaitAcknowledged(Duration.ofMinutes(2));
 				Duration answered = Duration.between(asked, Instant.now());
 				System.out.printf("Leave answered through %s's slowed link after %d ms%n", leader.name(),
 						answered.toMillis());
 				assertThat(answered).as("the answer waited for the slowed leader").isGreaterThan(Duration.ofSeconds(10));
 			}
-			drain.releaseLearners();
-			drain.assertHandedOverWarm();
+			group.releaseLearners();
+			group.assertHandedOverWarm();
 		}
 	}
 
-	private Drain startDraining(String applicationId) {
-		Drain drain = Drain.settle(new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative"));
-		drain.leave(drain.members.get(1));
-		drain.awaitAcknowledged(Duration.ofMinutes(1));
-		return drain;
+	private DrainScenarioGroup scenario(String applicationId) {
+		return new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative");
+	}
+
+	private FaultedGroup startDraining(String applicationId) {
+		FaultedGroup group = FaultedGroup.settle(scenario(applicationId));
+		group.leave(group.members.get(1));
+		group.awaitAcknowledged(Duration.ofMinutes(1));
+		return group;
 	}
 
 	/**
 	 * Three members on the proxy, each named by its client id, whose learners restore slowly until released; then a
 	 * drain.
 	 */
-	private static final class Drain implements AutoCloseable {
+	private static final class FaultedGroup implements AutoCloseable {
 
-		private final DrainScenarioGroup group;
+		private final DrainScenarioGroup scenario;
 
 		private final TrackingProducer producer;
 
@@ -158,10 +165,10 @@ class NetworkFaultsIntegrationTests {
 
 		private Set<TaskId> moving;
 
-		private Drain(DrainScenarioGroup group) {
-			this.group = group;
-			this.producer = group.producer();
-			this.launcher = group.launcher()
+		private FaultedGroup(DrainScenarioGroup scenario) {
+			this.scenario = scenario;
+			this.producer = scenario.producer();
+			this.launcher = scenario.launcher()
 				// a rebalance a slow link stretches must not outlast the members' transactions
 				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
 			this.members = this.throttles.entrySet()
@@ -175,10 +182,10 @@ class NetworkFaultsIntegrationTests {
 				.toList();
 		}
 
-		static Drain settle(DrainScenarioGroup group) {
-			Drain drain = new Drain(group);
-			group.loadAndSettle(drain.producer, drain.members.toArray(StreamsInstance[]::new));
-			return drain;
+		static FaultedGroup settle(DrainScenarioGroup scenario) {
+			FaultedGroup group = new FaultedGroup(scenario);
+			scenario.loadAndSettle(group.producer, group.members.toArray(StreamsInstance[]::new));
+			return group;
 		}
 
 		/** The member that computed the group's assignment last. */
@@ -231,7 +238,7 @@ class NetworkFaultsIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(stayers)
 						&& StreamsInstance.activeTasksOf(stayers).containsAll(this.moving));
 			assertRestoredAtPromotionAtMostTheLag(this.moving, stayers);
-			this.group.verifyCounts(this.producer);
+			this.scenario.verifyCounts(this.producer);
 		}
 
 		@Override
