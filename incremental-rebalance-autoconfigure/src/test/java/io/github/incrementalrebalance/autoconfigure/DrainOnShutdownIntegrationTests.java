@@ -171,9 +171,10 @@ class DrainOnShutdownIntegrationTests {
 			await("a runs every task").atMost(Duration.ofMinutes(1))
 				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
 			RestoredRecords restored = CountingBootApplication.restoredRecords(a);
-			assertThat(ofB).as("b's tasks, moved cold: restored on a at promotion")
-				.allSatisfy((task) -> assertThat(restored.restoredInto(task)).as("task %s", task)
-					.isGreaterThan(ACCEPTABLE_LAG));
+			// summed: a learner released just before its promotion may catch up first (a race the test does not
+			// control), but not both of b's, each thousands of records behind at the deadline
+			assertThat(ofB.stream().mapToLong(restored::restoredInto).sum())
+				.as("b's tasks, moved cold: restored on a at promotion").isGreaterThan(ACCEPTABLE_LAG);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 		}
