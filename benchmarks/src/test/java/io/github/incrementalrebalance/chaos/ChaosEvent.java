@@ -57,12 +57,33 @@ enum ChaosEvent {
 	 * An instance is asked to leave and, while its learners warm up, every control-topic client of the group is cut
 	 * for 20 s: the members cannot tell each other about the leave nor the learners' progress.
 	 */
-	CONTROL_CUT_DURING_DRAIN(1, true);
+	CONTROL_CUT_DURING_DRAIN(1, true),
+
+	/**
+	 * An instance is asked to leave and, while its learners warm up, another instance is cut off from the broker for
+	 * half its session timeout: a flap the group rides out without a rebalance.
+	 */
+	SHORT_CUT_DURING_DRAIN(1, true),
+
+	/**
+	 * Another instance's stream thread is stuck 15 s in a slow call (a remote lookup that hangs, a long garbage
+	 * collection) as an instance is asked to leave: the rebalance that answers the leave waits for it.
+	 */
+	SLOW_CALL_DURING_LEAVE(1, true),
+
+	/**
+	 * While every control-topic client of the group is cut, an instance is asked to leave and the leave is cancelled:
+	 * once the link heals the members read both, and the instance stays.
+	 */
+	LEAVE_AND_CANCEL_DURING_CONTROL_CUT(1, true);
 
 	/** How many instances the event removes at most: the run keeps at least two. */
 	private final int removes;
 
-	/** Whether it is a network fault, applied only by a run with faults. */
+	/**
+	 * Whether it is a fault between the members and the broker or inside a member, applied only by a run with faults
+	 * (whose members' transactions outlast the rebalances faults stretch).
+	 */
 	private final boolean fault;
 
 	ChaosEvent(int removes) {

@@ -284,6 +284,24 @@ final class ChaosGroup implements AutoCloseable {
 	}
 
 	/**
+	 * Hold an instance's stream thread on the next record it processes.
+	 * @param name the instance
+	 * @param duration how long the thread is stuck
+	 * @return whether the thread took the slow call within a minute
+	 */
+	boolean slowNextRecord(String name, Duration duration) {
+		StandaloneMember member = this.alive.get(name);
+		member.slowNextRecord(duration);
+		try {
+			return member.awaitSlowCallTaken(Duration.ofMinutes(1));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/**
 	 * Cut every control-topic client of the group (readers, writers, probes) off from the broker.
 	 * @return the fault, to heal
 	 */

@@ -38,7 +38,8 @@ final class ChaosRunner {
 	 */
 	private static final Set<ChaosEvent> WARM_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
 			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE, ChaosEvent.CUT_DURING_DRAIN,
-			ChaosEvent.SLOW_LEADER_DURING_LEAVE, ChaosEvent.CONTROL_CUT_DURING_DRAIN);
+			ChaosEvent.SLOW_LEADER_DURING_LEAVE, ChaosEvent.CONTROL_CUT_DURING_DRAIN, ChaosEvent.SHORT_CUT_DURING_DRAIN,
+			ChaosEvent.SLOW_CALL_DURING_LEAVE);
 
 	/**
 	 * Of those, the events in which nothing but the leave moves a task: a member cut off past its session, or a
@@ -46,10 +47,14 @@ final class ChaosRunner {
 	 */
 	private static final Set<ChaosEvent> ONLY_THE_LEAVE_MOVES = Set.of(ChaosEvent.LEAVE,
 			ChaosEvent.LEAVE_WITH_DEADLINE, ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE,
-			ChaosEvent.CONTROL_CUT_DURING_DRAIN);
+			ChaosEvent.CONTROL_CUT_DURING_DRAIN, ChaosEvent.SHORT_CUT_DURING_DRAIN, ChaosEvent.SLOW_CALL_DURING_LEAVE,
+			ChaosEvent.LEAVE_AND_CANCEL_DURING_CONTROL_CUT);
 
 	/** How long the control topic stays cut during a drain. */
 	private static final Duration CONTROL_CUT = Duration.ofSeconds(20);
+
+	/** How long a stream thread is stuck in a slow call. */
+	private static final Duration SLOW_CALL = Duration.ofSeconds(15);
 
 	/** The latency a slowed link adds, each way. */
 	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
@@ -109,7 +114,8 @@ final class ChaosRunner {
 	private ChaosEvent next() {
 		if (this.deck.isEmpty()) {
 			for (ChaosEvent each : ChaosEvent.values()) {
-				if (this.settings.faults() || !each.fault()) {
+				boolean drawn = this.settings.kinds().isEmpty() || this.settings.kinds().contains(each);
+				if (drawn && (this.settings.faults() || !each.fault())) {
 					this.deck.add(each);
 				}
 			}
@@ -210,6 +216,32 @@ final class ChaosRunner {
 					holdFault(CONTROL_CUT);
 				}
 			}
+			case SHORT_CUT_DURING_DRAIN -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
+				String cutOff = pickOtherThan(Optional.of(leave.instanceId));
+				this.targets.add("cut off " + cutOff + " briefly");
+				try (FaultProxy.Fault cut = this.group.cutOff(cutOff)) {
+					holdFault(this.settings.session().dividedBy(2));
+				}
+			}
+			case SLOW_CALL_DURING_LEAVE -> {
+				String slowed = pick();
+				this.targets.add("slow call on " + slowed);
+				if (!this.group.slowNextRecord(slowed, SLOW_CALL)) {
+					fail(slowed + " took no record within a minute of its slow call being armed");
+				}
+				leave(pickOtherThan(Optional.of(slowed)), Optional.empty());
+			}
+			case LEAVE_AND_CANCEL_DURING_CONTROL_CUT -> {
+				this.targets.add("control topic cut");
+				try (FaultProxy.Fault cut = this.group.cutControlTopic()) {
+					Leave leave = leave(pick(), Optional.empty());
+					holdFault(CONTROL_CUT.dividedBy(2));
+					this.group.write(leave.request.cancel("chaos"));
+					holdFault(CONTROL_CUT.dividedBy(2));
+				}
+			}
 			case LEAVE_GONE -> {
 				List<String> gone = new ArrayList<>(this.goneStarts.keySet());
 				String name = gone.get(this.random.nextInt(gone.size()));
@@ -227,7 +259,7 @@ final class ChaosRunner {
 		Map<TaskId, Long> restoredByTask = this.group.restoredByTask();
 		long restoredMeanwhile = restoredByTask.values().stream().mapToLong(Long::longValue).sum()
 				- restored.values().stream().mapToLong(Long::longValue).sum();
-		checkQuietLeavesDrained(ofEvent, restored, restoredByTask);
+		checkLeavesOfEvent(ofEvent, restored, restoredByTask);
 		Map<String, Long> stalls = new LinkedHashMap<>();
 		this.group.longestStalls(start, end).forEach((task, stall) -> stalls.put(task.toString(), stall.toMillis()));
 		this.events.add(new ChaosReport.Event(this.index, this.kind.word(), List.copyOf(this.targets),
@@ -245,17 +277,28 @@ final class ChaosRunner {
 
 	/**
 	 * A leave in a group where nothing else happens, or only slowness and partitions, must hand over to ready
-	 * learners: only then is the outcome drained; and where nothing else moves a task, a task restores at promotion at
-	 * most what its learner lagged (plus what arrived meanwhile), never its whole state.
+	 * learners: only then is the outcome drained. A leave cancelled before the members could read it must leave the
+	 * instance where it was: running, its leave never ended. Where nothing else moves a task, a task restores at
+	 * promotion at most what its learner lagged (plus what arrived meanwhile), never its whole state.
 	 */
-	private void checkQuietLeavesDrained(List<Leave> ofEvent, Map<TaskId, Long> before, Map<TaskId, Long> after) {
-		if (!WARM_LEAVES.contains(this.kind)) {
-			return;
+	private void checkLeavesOfEvent(List<Leave> ofEvent, Map<TaskId, Long> before, Map<TaskId, Long> after) {
+		if (this.kind == ChaosEvent.LEAVE_AND_CANCEL_DURING_CONTROL_CUT) {
+			for (Leave leave : ofEvent) {
+				Optional<LeaveRecord.Ended> ended = this.group.leaveRecord(leave.instanceId)
+					.flatMap(LeaveRecord::ended);
+				if (!"cancelled".equals(leave.outcome) || ended.isPresent() || !this.group.isAlive(leave.instanceId)) {
+					fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " was cancelled before "
+							+ "the members could read it, yet it ended " + leave.outcome + " (" + leave.reason
+							+ "), its record " + ended.map(LeaveRecord.Ended::outcome).orElse("not ended"));
+				}
+			}
 		}
-		for (Leave leave : ofEvent) {
-			if (!"replaced".equals(leave.outcome) && !"drained".equals(leave.outcome)) {
-				fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " ended " + leave.outcome
-						+ " (" + leave.reason + ") in a group where nothing but slowness or a partition happened");
+		else if (WARM_LEAVES.contains(this.kind)) {
+			for (Leave leave : ofEvent) {
+				if (!"replaced".equals(leave.outcome) && !"drained".equals(leave.outcome)) {
+					fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " ended " + leave.outcome
+							+ " (" + leave.reason + ") in a group where nothing but slowness or a partition happened");
+				}
 			}
 		}
 		if (!ONLY_THE_LEAVE_MOVES.contains(this.kind)) {
@@ -265,8 +308,8 @@ final class ChaosRunner {
 		after.forEach((task, total) -> {
 			long restored = total - before.getOrDefault(task, 0L);
 			if (restored > bound) {
-				fail(restored + " records restored into " + task + " at promotion after drained leaves (a ready "
-						+ "learner lags at most " + ChaosGroup.ACCEPTABLE_LAG + ")");
+				fail(restored + " records restored into " + task + " at promotion in an event where only the leave "
+						+ "moves tasks (a ready learner lags at most " + ChaosGroup.ACCEPTABLE_LAG + ")");
 			}
 		});
 	}

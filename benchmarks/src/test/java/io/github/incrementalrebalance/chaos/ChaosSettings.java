@@ -1,7 +1,12 @@
 package io.github.incrementalrebalance.chaos;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
 
 /**
  * How the chaos run is sized.
@@ -17,9 +22,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * the broker through a proxy)
  * @param heartbeat the members' heartbeat interval
  * @param session the members' session timeout
+ * @param kinds the kinds of event the run draws from; empty for every kind (the faults only with {@code faults})
  */
 record ChaosSettings(int events, long seed, int instances, int keysPerTask, long restoreRate, int updatesPerSecond,
-		Duration convergeWithin, boolean faults, Duration heartbeat, Duration session) {
+		Duration convergeWithin, boolean faults, Duration heartbeat, Duration session, Set<ChaosEvent> kinds) {
 
 	static final int MIN_INSTANCES = 2;
 
@@ -33,13 +39,19 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 		if (events < 1) {
 			throw new IllegalArgumentException("chaos.events must be at least 1, was " + events);
 		}
+		if (!faults && kinds.stream().anyMatch(ChaosEvent::fault)) {
+			throw new IllegalArgumentException("chaos.kinds " + kinds + " names faults, which a run with chaos.faults="
+					+ "false does not apply");
+		}
+		kinds = Set.copyOf(kinds);
 	}
 
 	/**
 	 * The settings of a run on demand: {@code -Dchaos.events} (50), {@code -Dchaos.seed} (random),
 	 * {@code -Dchaos.instances} (3), {@code -Dchaos.faults} (true), {@code -Dchaos.heartbeat.ms} (500) and
-	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000). An event may take a few sessions to
-	 * settle: the bound grows with the session.
+	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000), {@code -Dchaos.kinds} (every kind; a
+	 * comma-separated list of the words the report uses, e.g. {@code slow-call-during-leave,leave}, to replay one kind
+	 * of event many times). An event may take a few sessions to settle: the bound grows with the session.
 	 * @return the settings
 	 */
 	static ChaosSettings fromSystemProperties() {
@@ -50,7 +62,21 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100,
 				Duration.ofMinutes(3).plus(session.multipliedBy(4)),
 				Boolean.parseBoolean(System.getProperty("chaos.faults", "true")),
-				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session);
+				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session,
+				kinds(System.getProperty("chaos.kinds", "")));
+	}
+
+	private static Set<ChaosEvent> kinds(String words) {
+		List<String> accepted = Arrays.stream(ChaosEvent.values()).map(ChaosEvent::word).toList();
+		return Arrays.stream(words.split(","))
+			.map(String::trim)
+			.filter((word) -> !word.isEmpty())
+			.map((word) -> Arrays.stream(ChaosEvent.values())
+				.filter((kind) -> kind.word().equals(word.toLowerCase(Locale.ROOT)))
+				.findFirst()
+				.orElseThrow(() -> new IllegalArgumentException(
+						"chaos.kinds: unknown kind '" + word + "'; accepted: " + String.join(", ", accepted))))
+			.collect(Collectors.toSet());
 	}
 
 }

@@ -67,8 +67,24 @@ public final class CountingTopology {
 	 */
 	public static Topology buildWithStatelessStage(String input, String output, String forward, String instance,
 			GapMeter gapMeter) {
+		return buildWithStatelessStage(input, output, forward, instance, gapMeter, new SlowCalls());
+	}
+
+	/**
+	 * As {@link #buildWithStatelessStage(String, String, String, String, GapMeter)}, with processing that can be held
+	 * up.
+	 * @param input the input topic
+	 * @param output the topic receiving each key's latest count
+	 * @param forward the topic the stateless sub-topology writes to
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @param slowCalls the slow calls armed for the instances
+	 * @return the topology
+	 */
+	public static Topology buildWithStatelessStage(String input, String output, String forward, String instance,
+			GapMeter gapMeter, SlowCalls slowCalls) {
 		StreamsBuilder builder = new StreamsBuilder();
-		addTo(builder, input, output, instance, gapMeter);
+		addTo(builder, input, output, instance, gapMeter, slowCalls);
 		builder.stream(output, Consumed.with(Serdes.String(), Serdes.Long()))
 			.to(forward, Produced.with(Serdes.String(), Serdes.Long()));
 		return builder.build();

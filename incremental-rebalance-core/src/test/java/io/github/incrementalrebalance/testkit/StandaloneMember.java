@@ -13,10 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.processor.TaskId;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A member of the {@link CountingTopology} application in a JVM of its own, so a test can kill it for real
@@ -39,6 +42,11 @@ public final class StandaloneMember implements AutoCloseable {
 
 	private static final String RESTORED = "STANDALONE MEMBER RESTORED ";
 
+	/** A line on the member's standard input: hold its stream thread on the next record for this many ms. */
+	private static final String SLOW_CALL = "slow-call ";
+
+	private static final String SLOW_CALL_TAKEN = "STANDALONE MEMBER SLOW CALL TAKEN";
+
 	private static final Duration REPORT_INTERVAL = Duration.ofMillis(250);
 
 	private final String name;
@@ -49,9 +57,14 @@ public final class StandaloneMember implements AutoCloseable {
 
 	private final Map<TaskId, Long> restored = new ConcurrentHashMap<>();
 
+	private final Semaphore slowCallsTaken = new Semaphore(0);
+
+	private final PrintWriter commands;
+
 	private StandaloneMember(String name, Process process, Path log) throws IOException {
 		this.name = name;
 		this.process = process;
+		this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
 		PrintWriter logFile = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
 		Thread reader = new Thread(() -> {
 			try (BufferedReader lines = new BufferedReader(
@@ -62,6 +75,9 @@ public final class StandaloneMember implements AutoCloseable {
 						String[] taskAndCount = line.substring(RESTORED.length()).split(" ");
 						this.restored.put(TaskId.parse(taskAndCount[0]), Long.parseLong(taskAndCount[1]));
 						continue;
+					}
+					if (line.equals(SLOW_CALL_TAKEN)) {
+						this.slowCallsTaken.release();
 					}
 					if (line.contains(RUNNING)) {
 						this.running.countDown();
@@ -111,6 +127,24 @@ public final class StandaloneMember implements AutoCloseable {
 	 */
 	public boolean awaitRunning(Duration timeout) throws InterruptedException {
 		return this.running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Hold the member's stream thread on the next record it processes, as a slow remote call or a long garbage
+	 * collection would: it neither polls nor rejoins a rebalance meanwhile (see {@link SlowCalls}).
+	 * @param duration how long the thread is stuck
+	 */
+	public void slowNextRecord(Duration duration) {
+		this.commands.println(SLOW_CALL + duration.toMillis());
+	}
+
+	/**
+	 * Wait until the member's stream thread took the slow call asked for by {@link #slowNextRecord}.
+	 * @param timeout how long
+	 * @return whether it took it
+	 */
+	public boolean awaitSlowCallTaken(Duration timeout) throws InterruptedException {
+		return this.slowCallsTaken.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 	public boolean isAlive() {
@@ -164,11 +198,12 @@ public final class StandaloneMember implements AutoCloseable {
 			properties.put(property[0], property[1]);
 		}
 		GapMeter gapMeter = new GapMeter();
+		SlowCalls slowCalls = new SlowCalls();
 		String forward = properties.remove(FORWARD_TOPIC);
 		StreamsLauncher launcher = new StreamsLauncher(bootstrapServers, applicationId, stateDir,
 				(instance) -> (forward != null)
-						? CountingTopology.buildWithStatelessStage(input, output, forward, instance, gapMeter)
-						: CountingTopology.build(input, output, instance, gapMeter));
+						? CountingTopology.buildWithStatelessStage(input, output, forward, instance, gapMeter, slowCalls)
+						: CountingTopology.build(input, output, instance, gapMeter, slowCalls));
 		StreamsLauncher.Spec spec = launcher.instance(name);
 		String rate = properties.remove(RESTORE_RATE);
 		if (rate != null) {
@@ -180,6 +215,9 @@ public final class StandaloneMember implements AutoCloseable {
 		Runtime.getRuntime().addShutdownHook(new Thread(member::close, "standalone-member-shutdown"));
 		member.awaitState(KafkaStreams.State.RUNNING, Duration.ofMinutes(2));
 		System.out.println(RUNNING);
+		Thread commandReader = new Thread(() -> takeCommands(name, slowCalls), "standalone-member-commands");
+		commandReader.setDaemon(true);
+		commandReader.start();
 		Map<TaskId, Long> reported = new HashMap<>();
 		while (true) {
 			member.restoredRecords().restoredByTask().forEach((task, count) -> {
@@ -188,6 +226,24 @@ public final class StandaloneMember implements AutoCloseable {
 				}
 			});
 			Thread.sleep(REPORT_INTERVAL.toMillis());
+		}
+	}
+
+	private static void takeCommands(String name, SlowCalls slowCalls) {
+		try (BufferedReader lines = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = lines.readLine()) != null) {
+				if (!line.startsWith(SLOW_CALL)) {
+					throw new IllegalArgumentException("unknown command '" + line + "': only '" + SLOW_CALL
+							+ "<milliseconds>' is taken");
+				}
+				slowCalls.armNext(name, Duration.ofMillis(Long.parseLong(line.substring(SLOW_CALL.length()))));
+				await().atMost(Duration.ofMinutes(5)).until(() -> !slowCalls.isArmed(name));
+				System.out.println(SLOW_CALL_TAKEN);
+			}
+		}
+		catch (IOException ex) {
+			// the test's end of the pipe is gone: no more commands
 		}
 	}
 
