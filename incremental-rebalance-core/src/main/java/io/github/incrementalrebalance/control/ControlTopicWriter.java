@@ -29,9 +29,6 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicWriter.class);
 
-	/** How long after a plan failed to publish it is tried again; each try waits for the cluster on its own. */
-	static final Duration PLAN_RETRY = Duration.ofSeconds(1);
-
 	private final ControlClients clients;
 
 	/** Made at the first write: a runtime built with the application context needs no cluster until it starts. */
@@ -44,6 +41,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	private final AtomicReference<PendingPlan> pendingPlan = new AtomicReference<>();
 
 	private final AtomicReference<String> planProblem = new AtomicReference<>();
+
+	/** Tries in a row that failed for a reason retrying cannot mend; written on the writer's thread only. */
+	private int lastingFailures;
 
 	private final ScheduledExecutorService sender;
 
@@ -116,28 +116,41 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		plan.records()
 			.forEach((record) -> sent.add(sendNow(record.key(), ControlCodec.encodeValue(record), new CompletableFuture<>())));
 		plan.tombstones().forEach((key) -> sent.add(sendNow(key, null, new CompletableFuture<>())));
-		CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((done, ex) -> {
+		CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenCompleteAsync((done, ex) -> {
 			if (ex == null) {
+				this.lastingFailures = 0;
 				if (this.planProblem.getAndSet(null) != null) {
 					logger.info("Plans are published to {} again", this.topic);
 				}
 				return;
 			}
+			this.lastingFailures = PlanRetry.isRetriable(ex) ? 0 : this.lastingFailures + 1;
+			Duration retry = PlanRetry.after(ex, this.lastingFailures);
 			String problem = "the last plan could not be published to " + this.topic + ": " + ex;
 			if (!problem.equals(this.planProblem.getAndSet(problem))) {
-				logger.warn("{}; trying again every {} until it is, or a newer plan replaces it: until then members "
-						+ "act on the plan before it (a leave waits for its hand-over)", problem, PLAN_RETRY);
+				logger.warn("{}; trying again until it is, or a newer plan replaces it (after {}, longer while the "
+						+ "cause is not one the cluster gets over by itself): until then members act on the plan "
+						+ "before it (a leave waits for its hand-over)", problem, retry);
 			}
 			// the group may not rebalance again for a long time: the plan of its last round must still land
 			if (plan.handed() == this.plansHanded.get() && this.pendingPlan.compareAndSet(null, plan)) {
 				try {
-					this.sender.schedule(this::writePendingPlan, PLAN_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+					this.sender.schedule(this::writePendingPlan, retry.toMillis(), TimeUnit.MILLISECONDS);
 				}
 				catch (RejectedExecutionException closed) {
 					this.pendingPlan.set(null);
 				}
 			}
-		});
+		}, this::runOnSender);
+	}
+
+	private void runOnSender(Runnable task) {
+		try {
+			this.sender.execute(task);
+		}
+		catch (RejectedExecutionException closed) {
+			this.pendingPlan.set(null);
+		}
 	}
 
 	/**

@@ -502,7 +502,7 @@ class ControlTopicIntegrationTests {
 				await("the publication failed").atMost(TIMEOUT).until(() -> writer.problem().isPresent());
 				assertThat(log.messages(Level.WARN)).singleElement().asString()
 					.contains("the last plan could not be published to retry-control")
-					.contains("trying again every PT1S until it is, or a newer plan replaces it");
+					.contains("trying again until it is, or a newer plan replaces it (after PT1S");
 			}
 			link.open();
 			await("the plan on the topic once the cluster answers").atMost(TIMEOUT)
