@@ -74,6 +74,11 @@ record SampleProcess(String name, int port, Process process, Path log) {
 		return get("/actuator/rebalance", 200);
 	}
 
+	/** The group as its last plan shows it ({@code /actuator/rebalance/group}); empty while it does not answer. */
+	String group() {
+		return get("/actuator/rebalance/group", 200);
+	}
+
 	/** Whether it reports ready ({@code /actuator/health/readiness} answers 200). */
 	boolean ready() {
 		return !get("/actuator/health/readiness", 200).isEmpty();
