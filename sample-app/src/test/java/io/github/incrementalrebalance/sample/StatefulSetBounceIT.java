@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * StatefulSet manifest's settings: the pod's name as its instance id and as its {@code group.instance.id}, a 60 s
  * session, the sample's drain on shutdown left on. The restarted process gets its old state directory back, as a pod
  * gets its volume. A static member's SIGTERM is a restart, not a leave: no drain, no leave record, the other member
- * never takes its tasks, and the restart finds its state where it left it, restoring at most a tail. On demand, as the
+ * never takes its tasks, the group does not rebalance, and the restart finds its state where it left it, restoring at
+ * most a tail. On demand, as the
  * rollout is: {@code mvn -B -pl sample-app -am verify -Dit.test=StatefulSetBounceIT -Dtest=none
  * -Dsurefire.failIfNoSpecifiedTests=false} (about a minute here).
  */
@@ -93,6 +94,8 @@ class StatefulSetBounceIT {
 			assertThat(mostOnTheOther.get()).as("the other pod never took the restarting pod's tasks")
 				.isEqualTo(ofStays.size());
 			assertThat(activeOf(stays, "sample-app-0")).isEqualTo(ofStays);
+			assertThat(generationAfter).as("no rebalance: the coordinator gave the static member its assignment back")
+				.isEqualTo(generation);
 			assertThat(JSON.readTree(stays.group()).findValues("left"))
 				.as("no leave record: the restart was not a leave")
 				.allSatisfy((left) -> assertThat(left.isEmpty()).isTrue());
