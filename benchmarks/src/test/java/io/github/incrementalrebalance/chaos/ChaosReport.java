@@ -29,11 +29,13 @@ import tools.jackson.databind.json.JsonMapper;
  * @param faults per kind of network fault, how many events applied it
  * @param heartbeatMs the members' heartbeat interval
  * @param sessionMs the members' session timeout
+ * @param kinds the kinds the run drew from ({@code -Dchaos.kinds}); empty when it drew from every kind
  * @param eventLog every event, in order
  */
 record ChaosReport(long seed, int events, long lost, long duplicated, int converged, int notConverged,
 		Map<String, Integer> outcomes, Map<String, Stall> stallMs, Map<String, Long> restoredAtPromotion,
-		int unaskedLeaves, Map<String, Integer> faults, long heartbeatMs, long sessionMs, List<Event> eventLog) {
+		int unaskedLeaves, Map<String, Integer> faults, long heartbeatMs, long sessionMs, List<String> kinds,
+		List<Event> eventLog) {
 
 	private static final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
@@ -57,7 +59,8 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 		int converged = (int) events.stream().filter(Event::converged).count();
 		return new ChaosReport(settings.seed(), events.size(), lost, duplicated, converged, events.size() - converged,
 				outcomes, stalls, restored, unaskedLeaves, settings.faults() ? faults : Map.of(),
-				settings.heartbeat().toMillis(), settings.session().toMillis(), List.copyOf(events));
+				settings.heartbeat().toMillis(), settings.session().toMillis(),
+				settings.kinds().stream().map(ChaosEvent::word).sorted().toList(), List.copyOf(events));
 	}
 
 	void write(Path file) throws IOException {
@@ -73,7 +76,7 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 		return "chaos: seed=" + this.seed + " events=" + this.events + " lost=" + this.lost + " duplicated="
 				+ this.duplicated + " converged=" + this.converged + "/" + this.events + " unasked=" + this.unaskedLeaves
 				+ " outcomes=" + this.outcomes + " faults=" + this.faults + " heartbeat/session ms=" + this.heartbeatMs
-				+ "/" + this.sessionMs
+				+ "/" + this.sessionMs + (this.kinds.isEmpty() ? "" : " kinds=" + this.kinds)
 				+ " stall max ms per kind=" + this.stallMs.entrySet().stream()
 					.map((entry) -> entry.getKey() + ":" + entry.getValue().max())
 					.collect(Collectors.joining(", ", "{", "}"));
