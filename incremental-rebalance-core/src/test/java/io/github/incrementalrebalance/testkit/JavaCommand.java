@@ -7,8 +7,9 @@ import java.util.List;
 
 /**
  * The start of a command that runs Java in a process of its own, as the test JVM runs: the same Java, and the test
- * JVM's choice of compiler (the build runs its tests on the first tier, see {@code test.jit} in the parent POM), so
- * that a test's processes cost the build what its own JVM does.
+ * JVM's choice of compiler and collector (the build runs its tests on the first tier and the throughput collector, see
+ * {@code test.jit} and {@code test.gc} in the parent POM), so that a test's processes cost the build what its own JVM
+ * does.
  */
 public final class JavaCommand {
 
@@ -25,7 +26,8 @@ public final class JavaCommand {
 		ManagementFactory.getRuntimeMXBean()
 			.getInputArguments()
 			.stream()
-			.filter((option) -> option.startsWith("-XX:TieredStopAtLevel="))
+			.filter((option) -> option.startsWith("-XX:TieredStopAtLevel=")
+					|| (option.startsWith("-XX:+Use") && option.endsWith("GC")))
 			.forEach(command::add);
 		command.addAll(List.of(options));
 		return command;
