@@ -67,7 +67,7 @@ class HostSwapIntegrationTests {
 			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(old1, old2)
 					&& StreamsInstance.activeTasksOf(old1, old2).size() == PARTITIONS);
 			producer.load(PARTITIONS, 20_000, 1);
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			StreamsInstance new1 = launcher.instance("new-1").memberRuntime().start();
 			StreamsInstance new2 = launcher.instance("new-2").memberRuntime().start();
 			await("the new instances took a share").atMost(Duration.ofMinutes(2))

@@ -81,7 +81,7 @@ class LearnerScaleUpIntegrationTests {
 			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(3));
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			int plansBefore = plans.size();
 
 			StreamsInstance d = start(launcher, "d");

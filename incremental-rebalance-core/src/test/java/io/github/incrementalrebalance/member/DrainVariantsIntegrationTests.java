@@ -80,7 +80,7 @@ class DrainVariantsIntegrationTests {
 			// learner reads it, and what it writes between the hand-over and its close is restored at promotion
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(2));
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			Set<TaskId> ofB = b.activeTasks();
 
 			b.runtime().leave(Optional.empty(), "test");

@@ -81,7 +81,7 @@ class LeaderCrashIntegrationTests {
 			// its learner reads it, and that is restored at promotion
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(2));
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			Set<TaskId> ofB = b.activeTasks();
 
 			b.runtime().leave(Optional.empty(), "test");

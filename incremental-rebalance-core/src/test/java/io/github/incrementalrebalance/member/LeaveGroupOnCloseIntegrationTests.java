@@ -62,7 +62,7 @@ class LeaveGroupOnCloseIntegrationTests {
 						this.stateRoot.resolve(applicationId),
 						(name) -> CountingTopology.build(input, output, name, gapMeter))
 					.kafkaDefaultGroupTimings()) {
-			producer.startMarkers(PARTITIONS, Duration.ofMillis(50));
+			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			StreamsInstance a = launcher.instance("a").clientSupplier(supplier).start();
 			StreamsInstance b = launcher.instance("b").clientSupplier(supplier).start();
 			StreamsInstance c = launcher.instance("c").clientSupplier(supplier).start();
@@ -79,7 +79,7 @@ class LeaveGroupOnCloseIntegrationTests {
 				.until(() -> moving.stream()
 					.allMatch((task) -> gapMeter.processedBy(task, "a", closedAt)
 							+ gapMeter.processedBy(task, "c", closedAt) > 0)
-						&& gapMeter.allProcessedSince(moving, Instant.now().minusMillis(200)));
+						&& gapMeter.allProcessedSince(moving, Instant.now().minusMillis(300)));
 			return gapMeter.longestGap(moving, closedAt, Instant.now());
 		}
 	}

@@ -88,7 +88,7 @@ public final class CountingApplication {
 		producer.load(this.partitions, keysPerTask, 1);
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
 				countingTime(keysPerTask));
-		producer.startMarkers(this.partitions, Duration.ofMillis(50));
+		producer.startMarkers(this.partitions, TrackingProducer.MARKER_INTERVAL);
 		await("markers flowing").atMost(Duration.ofSeconds(30))
 			.until(() -> StreamsInstance.allRunning(instances) && this.gapMeter
 				.allProcessedSince(StreamsInstance.activeTasksOf(instances), Instant.now().minusMillis(300)));

@@ -55,7 +55,10 @@ public final class StreamsLauncher implements AutoCloseable {
 		this.stateRoot = stateRoot;
 		this.topologyOf = topologyOf;
 		this.properties.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-		this.properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+		// exactly-once commits a transaction per interval on every stream thread with records, each several broker
+		// requests and a marker per partition written: the groups' largest load on the build's broker; the counts
+		// read back and the learners' catch-up see a commit at most this late
+		this.properties.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
 		this.properties.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
 		this.properties.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
 		this.properties.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
