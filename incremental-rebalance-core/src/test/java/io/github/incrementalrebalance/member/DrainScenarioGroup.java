@@ -97,7 +97,11 @@ final class DrainScenarioGroup {
 	}
 
 	void loadAndSettle(TrackingProducer producer, StreamsInstance... instances) {
-		this.application.loadAndSettle(producer, KEYS_PER_TASK, instances);
+		loadAndSettle(producer, KEYS_PER_TASK, instances);
+	}
+
+	void loadAndSettle(TrackingProducer producer, int keysPerTask, StreamsInstance... instances) {
+		this.application.loadAndSettle(producer, keysPerTask, instances);
 	}
 
 	void verifyCounts(TrackingProducer producer) {

@@ -54,6 +54,13 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.BROKER)
 class LeaveWithoutLearnersIntegrationTests {
 
+	/**
+	 * These tests show how a leave ends and what it says, not what a move costs: state four times the acceptable lag
+	 * still tells a cold move from a warm one, at a fifth of the load (the plan-writing test sends each record of it
+	 * in a request of its own).
+	 */
+	private static final int KEYS_PER_TASK = 2_000;
+
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();
 
@@ -65,7 +72,7 @@ class LeaveWithoutLearnersIntegrationTests {
 		DrainScenarioGroup group = group("alone", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
 			StreamsInstance a = group.member(launcher, "a", RestoreThrottle.unlimited());
-			group.loadAndSettle(producer, a);
+			group.loadAndSettle(producer, KEYS_PER_TASK, a);
 			try (KafkaProducer<String, String> raw = new KafkaProducer<>(
 					Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),
 					new StringSerializer())) {
@@ -104,7 +111,7 @@ class LeaveWithoutLearnersIntegrationTests {
 				.property(LearnerConfig.REBALANCING_MODE_CONFIG, "upgrading")
 				.memberRuntime()
 				.start();
-			group.loadAndSettle(producer, a, b);
+			group.loadAndSettle(producer, KEYS_PER_TASK, a, b);
 
 			List<MemberState> states = new CopyOnWriteArrayList<>();
 			b.runtime().addStateListener(states::add);
@@ -137,7 +144,7 @@ class LeaveWithoutLearnersIntegrationTests {
 				.property(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, 2_000)
 				.memberRuntime()
 				.start();
-			group.loadAndSettle(producer, leader, b);
+			group.loadAndSettle(producer, KEYS_PER_TASK, leader, b);
 			Set<TaskId> ofB = b.activeTasks();
 
 			b.runtime().leave(Optional.empty(), "test");
@@ -166,7 +173,7 @@ class LeaveWithoutLearnersIntegrationTests {
 				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
 				.memberRuntime()
 				.start();
-			group.loadAndSettle(producer, leader, b);
+			group.loadAndSettle(producer, KEYS_PER_TASK, leader, b);
 			Instant askedAt = Instant.now();
 
 			List<MemberState> states = new CopyOnWriteArrayList<>();
@@ -201,7 +208,7 @@ class LeaveWithoutLearnersIntegrationTests {
 				.property(LearnerConfig.LEAVE_UNANSWERED_CONFIG, "leave")
 				.memberRuntime()
 				.start();
-			group.loadAndSettle(producer, a, b);
+			group.loadAndSettle(producer, KEYS_PER_TASK, a, b);
 			String controlTopic = b.runtime().controlTopic();
 			// a leave request is smaller than a leaving member's plan: a topic that takes no larger record than a
 			// request (plus a batch's overhead) keeps the leaves and loses every plan of a leaving member
