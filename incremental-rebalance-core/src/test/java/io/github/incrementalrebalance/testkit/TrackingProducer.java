@@ -24,7 +24,7 @@ public final class TrackingProducer implements AutoCloseable {
 
 	/**
 	 * The tests' pause between two rounds of markers: a task's stall is measured to within it. Each round is a
-	 * produce request, and every transaction of the instances carries it, so the rate is the groups' load on the
+	 * produce request, and the instances' transactions carry it, so the rate is much of the groups' load on the
 	 * build's two cores; a tenth of a second is well within the stalls the tests bound (half a second and more).
 	 */
 	public static final Duration MARKER_INTERVAL = Duration.ofMillis(100);
