@@ -28,6 +28,9 @@ final class BenchmarkGroup implements AutoCloseable {
 	/** Kafka's lowest {@code probing.rebalance.interval.ms}: its warm-ups move tasks as soon as it allows. */
 	private static final Duration KAFKA_FASTEST_PROBE = Duration.ofMinutes(1);
 
+	/** The pause between two rounds of markers: the benchmarks' stalls are measured to within it. */
+	private static final Duration MARKER_INTERVAL = Duration.ofMillis(50);
+
 	private final CountingApplication application;
 
 	private final Strategy strategy;
@@ -75,7 +78,8 @@ final class BenchmarkGroup implements AutoCloseable {
 	 * @param instances the instances running every task
 	 */
 	void loadAndSettle(StreamsInstance... instances) {
-		this.application.loadAndSettle(this.producer, this.settings.keysPerTask(), instances);
+		// as the published results were measured: twice as fine as the build's tests
+		this.application.loadAndSettle(this.producer, this.settings.keysPerTask(), MARKER_INTERVAL, instances);
 	}
 
 	/**

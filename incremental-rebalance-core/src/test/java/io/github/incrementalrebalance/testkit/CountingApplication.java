@@ -82,13 +82,25 @@ public final class CountingApplication {
 	 * @param instances the running instances
 	 */
 	public void loadAndSettle(TrackingProducer producer, int keysPerTask, StreamsInstance... instances) {
+		loadAndSettle(producer, keysPerTask, TrackingProducer.MARKER_INTERVAL, instances);
+	}
+
+	/**
+	 * As {@link #loadAndSettle(TrackingProducer, int, StreamsInstance...)}, with markers at another interval.
+	 * @param producer the application's producer
+	 * @param keysPerTask state records per task
+	 * @param markerInterval the pause between two rounds of markers: a stall is measured to within it
+	 * @param instances the running instances
+	 */
+	public void loadAndSettle(TrackingProducer producer, int keysPerTask, Duration markerInterval,
+			StreamsInstance... instances) {
 		await("instances running every task").atMost(Duration.ofMinutes(1))
 			.until(() -> StreamsInstance.allRunning(instances)
 					&& StreamsInstance.activeTasksOf(instances).size() == this.partitions);
 		producer.load(this.partitions, keysPerTask, 1);
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
 				countingTime(keysPerTask));
-		producer.startMarkers(this.partitions, TrackingProducer.MARKER_INTERVAL);
+		producer.startMarkers(this.partitions, markerInterval);
 		await("markers flowing").atMost(Duration.ofSeconds(30))
 			.until(() -> StreamsInstance.allRunning(instances) && this.gapMeter
 				.allProcessedSince(StreamsInstance.activeTasksOf(instances), Instant.now().minusMillis(300)));
