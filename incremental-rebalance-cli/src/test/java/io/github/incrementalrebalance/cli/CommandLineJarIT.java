@@ -45,10 +45,11 @@ class CommandLineJarIT {
 	static final KafkaBroker broker = KafkaBroker.shared();
 
 	/**
-	 * Learners of b's tasks need about 40 s until the test releases them: longer than the list, watch and cancel the
-	 * test runs meanwhile, each a JVM of its own, take on a busy machine (a learner ready before the cancel drains b).
+	 * Learners of b's tasks would need about 100 s at this rate: long enough for the watched list to see them progress
+	 * with an ETA, after which the test holds them until it releases them, so no learner is ready before the cancel
+	 * however long the commands, each a JVM of its own, take on a busy machine (a ready learner would drain b).
 	 */
-	private final RestoreThrottle throttle = RestoreThrottle.of(500);
+	private final RestoreThrottle throttle = RestoreThrottle.of(200);
 
 	@TempDir
 	Path stateRoot;
@@ -98,6 +99,7 @@ class CommandLineJarIT {
 				return watched.out().matches("(?s).*\\d+_\\d+ lag [\\d,]+ \\([\\d,]+/s, ETA \\d+s\\).*")
 						&& watched.out().matches("(?s).*\\bb\\s+\\S+\\s+LEAVING, 0/\\d ready, ETA \\d+s.*");
 			});
+			this.throttle.hold();
 			assertThat(b.runtime().state()).as("throttled: still learning").isEqualTo(MemberState.LEAVING);
 			Result stream = jar("list", "-o", "json", "--watch", "--interval", "1s", "--updates", "2");
 			assertThat(stream.status()).as(stream.err()).isZero();

@@ -49,10 +49,33 @@ public final class RestoreThrottle {
 	}
 
 	/**
+	 * Stop restores where they are until {@link #release()} or a new rate: a test that has seen what it needs of a
+	 * warm-up keeps it unfinished for as long as its next steps take, however slow the machine. A held restore
+	 * consumer's polls return nothing rather than block, so the thread that restores still adds and removes tasks
+	 * when the group rebalances.
+	 */
+	public void hold() {
+		this.recordsPerSecond = 0;
+	}
+
+	/**
 	 * Let restores run at full speed from now on, ending any pause in progress.
 	 */
 	public void release() {
 		this.recordsPerSecond = Long.MAX_VALUE;
+	}
+
+	/**
+	 * Whether restores are held, after waiting for a release for up to a poll's timeout (at most one short slice).
+	 * @param timeout the poll's timeout
+	 * @return whether the poll must return nothing
+	 */
+	boolean heldFor(Duration timeout) {
+		if (this.recordsPerSecond != 0) {
+			return false;
+		}
+		LockSupport.parkNanos(Math.min(timeout.toNanos(), SLICE_NANOS));
+		return this.recordsPerSecond == 0;
 	}
 
 	/**
@@ -64,7 +87,7 @@ public final class RestoreThrottle {
 		long start = System.nanoTime();
 		while (!Thread.currentThread().isInterrupted()) {
 			long rate = this.recordsPerSecond;
-			if (rate == Long.MAX_VALUE) {
+			if (rate == Long.MAX_VALUE || rate == 0) {
 				return;
 			}
 			long due = start + (long) (records * (1_000_000_000.0 / rate));

@@ -44,6 +44,9 @@ public final class ThrottledRestoreSupplier extends ForwardingClientSupplier {
 
 		@Override
 		public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+			if (this.throttle.heldFor(timeout)) {
+				return ConsumerRecords.empty();
+			}
 			ConsumerRecords<byte[], byte[]> records = delegate().poll(timeout);
 			this.throttle.pace(records.count());
 			return records;
