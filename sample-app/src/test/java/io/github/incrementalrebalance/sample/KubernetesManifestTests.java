@@ -23,6 +23,9 @@ import io.github.incrementalrebalance.autoconfigure.MemberRuntimes;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +50,7 @@ import static org.awaitility.Awaitility.await;
  * The manifests of {@code deploy/kubernetes} held against the application they run: the sample started with a
  * workload's environment and arguments (as the kubelet would hand them, the pod name resolved) binds them, serves its
  * probes where the manifest looks, takes the pod name as its instance id (and, in the StatefulSet, as its static
- * membership), and drains on shutdown within the grace period.
+ * membership), drains on shutdown within the grace period, and keeps its changelogs small enough for that drain.
  */
 @Tag(TestTags.BROKER)
 class KubernetesManifestTests {
@@ -125,6 +128,12 @@ class KubernetesManifestTests {
 				.isLessThanOrEqualTo(phase);
 			assertThat(grace).as("the grace period covers the drain's phase and the web server's graceful shutdown")
 				.isGreaterThanOrEqualTo(phase.plusSeconds(5));
+			ConfigResource changelog = new ConfigResource(ConfigResource.Type.TOPIC,
+					"manifest-" + kind.toLowerCase(Locale.ROOT) + "-views-per-user-changelog");
+			Config changelogConfig = broker.admin().describeConfigs(List.of(changelog)).all().get().get(changelog);
+			assertThat(changelogConfig.get(TopicConfig.SEGMENT_MS_CONFIG).value())
+				.as("the changelog rolls every 10 minutes: compaction keeps what a drain reads near the key count")
+				.isEqualTo(String.valueOf(Duration.ofMinutes(10).toMillis()));
 		}
 	}
 
