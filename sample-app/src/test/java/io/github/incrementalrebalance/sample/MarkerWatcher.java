@@ -63,8 +63,8 @@ final class MarkerWatcher implements AutoCloseable {
 	}
 
 	/** Wait until a marker of every task came out after a moment: each task's latest stall has ended. */
-	void awaitEveryTaskSince(long moment) {
-		await("every task's markers come out again").atMost(Duration.ofMinutes(1))
+	void awaitEveryTaskSince(long moment, Duration atMost) {
+		await("every task's markers come out again").atMost(atMost)
 			.until(() -> this.seen.size() == PageViews.PARTITIONS && this.seen.values()
 				.stream()
 				.allMatch((times) -> !times.isEmpty() && times.get(times.size() - 1) > moment));

@@ -26,18 +26,42 @@ import static org.awaitility.Awaitility.await;
  * one as {@code maxSurge: 1, maxUnavailable: 0} does it. A new process starts; once it reports ready, the oldest gets
  * a SIGTERM; the next new process starts once that one is gone. Three runs side by side, each on a broker of its own:
  * the sample as shipped (learners, a drain on shutdown, readiness that means warm); Kafka alone with a real
- * leave-group (mode {@code upgrading}: Kafka's assignor, readiness at start); and that with a standby per task.
+ * leave-group (mode {@code upgrading}: Kafka's assignor, readiness at start); and that with a standby per task. A
+ * fourth run is the sample as shipped with the grace it ships with, a drain bound of 15 s: too short for this state.
  * <p>
- * Each task holds 50 000 keys counted twice ({@code -Drollout.keys-per-task}); the shutdown phase is 90 s, so that a
- * drain on shutdown may take 85 s. The processes' logs stay in {@code sample-app/target/rollout/<run>/}. On demand:
- * {@code mvn -B -pl sample-app -am verify -Dit.test=RolloutIT -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
- * (about 4 minutes here); the build runs the SIGTERM test of {@link ShutdownSignalIT} instead.
+ * Each task holds 50 000 keys counted twice ({@code -Drollout.keys-per-task}), and every instance reads changelogs at
+ * 4 000 records a second ({@code -Drollout.restore-rate}, the sample's {@code sample.restore-rate}), so an instance's
+ * share takes longer to learn than 15 s, as gigabytes of state do in production. The sized runs' shutdown phase is
+ * 90 s, so that a drain on shutdown may take 85 s. The processes' logs stay in {@code sample-app/target/rollout/<run>/}.
+ * On demand: {@code mvn -B -pl sample-app -am verify -Dit.test=RolloutIT -Dtest=none
+ * -Dsurefire.failIfNoSpecifiedTests=false} (about 15 minutes here); the build runs the SIGTERM test of
+ * {@link ShutdownSignalIT} instead.
  */
 @Tag(TestTags.BROKER)
 class RolloutIT {
 
 	/** State per task, each key counted twice. */
 	private static final int KEYS_PER_TASK = Integer.getInteger("rollout.keys-per-task", 50_000);
+
+	/** Records a second each instance reads from changelogs, for restores and learners alike. */
+	private static final int RESTORE_RATE = Integer.getInteger("rollout.restore-rate", 4_000);
+
+	/**
+	 * How long a task may take to run again after a move: a cold restore of every task through one instance's restore
+	 * consumer, and a minute for the rebalances.
+	 */
+	private static final Duration RESTORE_BOUND = Duration
+		.ofSeconds(PageViews.PARTITIONS * 2L * KEYS_PER_TASK / RESTORE_RATE)
+		.plusMinutes(1);
+
+	/** The drain bound the sample ships with (its 20 s shutdown phase less 5 s for Kafka Streams to close). */
+	private static final Duration SHIPPED_DRAIN_BOUND = Duration.ofSeconds(15);
+
+	/** Room for the learners of an instance's share: a drain on shutdown may take 85 s. */
+	private static final String SIZED_PHASE = "90s";
+
+	/** The sample's own shutdown phase, whose drain bound is {@link #SHIPPED_DRAIN_BOUND}. */
+	private static final String SHIPPED_PHASE = "20s";
 
 	/** Learners are ready within this lag: what a moved task may restore at most at promotion. */
 	private static final int ACCEPTABLE_LAG = 100;
@@ -50,27 +74,37 @@ class RolloutIT {
 	@Test
 	void aRollingUpdateKeepsEveryTaskWarmWithLearnersWhereKafkaAloneRestoresAtPromotion() throws Exception {
 		List<Result> results = new ArrayList<>();
-		results.add(rollout("learners", List.of()));
-		results.add(rollout("kafka-leave-group", List.of("--incremental-rebalance.mode=upgrading",
+		results.add(rollout("learners", SIZED_PHASE, List.of()));
+		results.add(rollout("learners-15s-drain", SHIPPED_PHASE, List.of()));
+		results.add(rollout("kafka-leave-group", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
 				"--incremental-rebalance.warm-readiness=false")));
-		results.add(rollout("kafka-standby", List.of("--incremental-rebalance.mode=upgrading",
+		results.add(rollout("kafka-standby", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
 				"--incremental-rebalance.warm-readiness=false",
 				"--spring.kafka.streams.properties.num.standby.replicas=1")));
 
-		System.out.println("| run | longest stall of any task | records restored at promotion | drains forced | rollout |");
-		System.out.println("|---|---|---|---|---|");
+		System.out.printf("Rolling update of %d instances, %,d keys per task counted twice, restores at %,d records/s%n",
+				INSTANCES, KEYS_PER_TASK, RESTORE_RATE);
+		System.out.println("| run | longest stall of any task | records restored at promotion | drains forced "
+				+ "| longest SIGTERM to exit | rollout |");
+		System.out.println("|---|---|---|---|---|---|");
 		results.forEach((result) -> System.out.println(result.row()));
 		Result learners = results.get(0);
-		Result leaveGroup = results.get(1);
+		Result shipped = results.get(1);
+		Result leaveGroup = results.get(2);
+		assertThat(learners.longestShutdown()).as("an instance's share takes longer to learn than the shipped bound")
+			.isGreaterThan(SHIPPED_DRAIN_BOUND);
 		assertThat(learners.forced()).as("no drain of the learner run was forced").isZero();
 		assertThat(learners.restored()).as("no task of the learner run restored its state at promotion")
 			.isLessThan(KEYS_PER_TASK);
+		assertThat(shipped.forced()).as("a 15 s drain bound forces drains of this state").isPositive();
+		assertThat(shipped.restored()).as("whose tasks then restore cold at promotion")
+			.isGreaterThanOrEqualTo(KEYS_PER_TASK);
 		assertThat(leaveGroup.restored()).as("Kafka alone restores tasks cold at promotion")
 			.isGreaterThanOrEqualTo(KEYS_PER_TASK);
 		assertThat(leaveGroup.longestStall()).as("and stalls them meanwhile").isGreaterThan(learners.longestStall());
 	}
 
-	private Result rollout(String run, List<String> arguments) throws Exception {
+	private Result rollout(String run, String shutdownPhase, List<String> arguments) throws Exception {
 		Path work = this.work.resolve(run).toAbsolutePath();
 		// the previous run's state and logs go: each run starts with empty state directories
 		FileSystemUtils.deleteRecursively(work);
@@ -81,7 +115,7 @@ class RolloutIT {
 				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), PageViews.INPUT)) {
 			broker.createTopics(PageViews.PARTITIONS, PageViews.INPUT, PageViews.OUTPUT);
 			for (int i = 1; i <= INSTANCES; i++) {
-				old.add(launch(broker, work, "old-" + i, arguments));
+				old.add(launch(broker, work, "old-" + i, shutdownPhase, arguments));
 			}
 			all.addAll(old);
 			await(run + ": three processes share the six tasks").atMost(Duration.ofMinutes(3))
@@ -90,29 +124,36 @@ class RolloutIT {
 			producer.load(PageViews.PARTITIONS, KEYS_PER_TASK, 2);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), PageViews.OUTPUT,
 					producer.acknowledgedCounts(), Duration.ofMinutes(3));
-			await(run + ": the group settled, nothing learning").atMost(Duration.ofMinutes(3))
-				.until(() -> old.stream().noneMatch((member) -> member.rebalance().contains("LEARNING")));
+			// standbys restore at the same rate as learners: the rollout starts with every standby caught up
+			await(run + ": the group settled, nothing learning, standbys caught up").atMost(Duration.ofMinutes(5))
+				.until(() -> old.stream()
+					.noneMatch((member) -> member.rebalance().contains("LEARNING")
+							|| member.standbyLag() > ACCEPTABLE_LAG));
 			producer.startMarkers(PageViews.PARTITIONS, Duration.ofMillis(100));
 			try (MarkerWatcher markers = new MarkerWatcher(broker)) {
-				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				markers.awaitEveryTaskSince(System.currentTimeMillis(), RESTORE_BOUND);
 				List<Long> marks = new ArrayList<>();
 				for (SampleProcess member : old) {
 					marks.add(member.logSize());
 				}
 				long started = System.currentTimeMillis();
 				int forced = 0;
+				Duration longestShutdown = Duration.ZERO;
 				for (int i = 1; i <= INSTANCES; i++) {
-					SampleProcess added = launch(broker, work, "new-" + i, arguments);
+					SampleProcess added = launch(broker, work, "new-" + i, shutdownPhase, arguments);
 					all.add(added);
 					marks.add(0L);
 					await(run + ": new-" + i + " ready").atMost(Duration.ofMinutes(10)).until(added::ready);
 					SampleProcess stopped = old.get(i - 1);
 					long mark = stopped.logSize();
+					long stopping = System.nanoTime();
 					stopped.process().destroy();
 					assertThat(stopped.process().waitFor(2, TimeUnit.MINUTES)).as("%s exits", stopped.name()).isTrue();
+					Duration shutdown = Duration.ofNanos(System.nanoTime() - stopping);
+					longestShutdown = (shutdown.compareTo(longestShutdown) > 0) ? shutdown : longestShutdown;
 					forced += stopped.logSince(mark).contains("is closed (forced)") ? 1 : 0;
 				}
-				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				markers.awaitEveryTaskSince(System.currentTimeMillis(), RESTORE_BOUND);
 				Duration took = Duration.ofMillis(System.currentTimeMillis() - started);
 				Duration stall = markers.longestGapSince(started);
 				long restored = 0;
@@ -122,7 +163,7 @@ class RolloutIT {
 				producer.stopMarkers();
 				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), PageViews.OUTPUT,
 						producer.acknowledgedCounts(), Duration.ofMinutes(3));
-				return new Result(run, stall, restored, forced, took);
+				return new Result(run, stall, restored, forced, longestShutdown, took);
 			}
 		}
 		finally {
@@ -130,14 +171,14 @@ class RolloutIT {
 		}
 	}
 
-	private static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments)
-			throws IOException {
+	private static SampleProcess launch(KafkaBroker broker, Path work, String name, String shutdownPhase,
+			List<String> arguments) throws IOException {
 		List<String> all = new ArrayList<>(List.of(
 				"--spring.kafka.streams.properties.consumer.heartbeat.interval.ms=1000",
 				"--spring.kafka.streams.properties.consumer.session.timeout.ms=10000",
 				"--spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
-				// room for the learners of an instance's share: the drain on shutdown may take 85 s
-				"--spring.lifecycle.timeout-per-shutdown-phase=90s"));
+				"--sample.restore-rate=" + RESTORE_RATE,
+				"--spring.lifecycle.timeout-per-shutdown-phase=" + shutdownPhase));
 		all.addAll(arguments);
 		return SampleProcess.launch(broker, work, name, all);
 	}
@@ -148,14 +189,16 @@ class RolloutIT {
 	 * @param longestStall the longest pause of any task's markers during the rollout
 	 * @param restored records restored into active tasks at promotion during the rollout, every process together
 	 * @param forced drains on shutdown that ended forced
+	 * @param longestShutdown the longest time an old process took from its SIGTERM to its exit
 	 * @param took from the first new process's start until every task ran again after the last old one left
 	 */
-	private record Result(String run, Duration longestStall, long restored, int forced, Duration took) {
+	private record Result(String run, Duration longestStall, long restored, int forced, Duration longestShutdown,
+			Duration took) {
 
 		String row() {
-			return String.format(Locale.ROOT, "| %s | %.1f s | %,d | %d of %d | %.0f s |", this.run,
+			return String.format(Locale.ROOT, "| %s | %.1f s | %,d | %d of %d | %.1f s | %.0f s |", this.run,
 					this.longestStall.toMillis() / 1000.0, this.restored, this.forced, INSTANCES,
-					this.took.toMillis() / 1000.0);
+					this.longestShutdown.toMillis() / 1000.0, this.took.toMillis() / 1000.0);
 		}
 
 	}

@@ -36,6 +36,10 @@ record SampleProcess(String name, int port, Process process, Path log) {
 
 	private static final Pattern ACTIVE = Pattern.compile("\"ACTIVE\":(\\d+)");
 
+	private static final Pattern STANDBY = Pattern.compile("\\{[^{}]*\"state\":\"STANDBY\"[^{}]*}");
+
+	private static final Pattern LAG = Pattern.compile("\"lag\":(\\d+)");
+
 	private static final Pattern RESTORED = Pattern.compile("Restored (\\d+) records of store");
 
 	private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -67,6 +71,17 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	int active() {
 		Matcher matcher = ACTIVE.matcher(rebalance());
 		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
+	}
+
+	/** The largest lag of its standby tasks as its endpoint says; 0 without standbys. */
+	long standbyLag() {
+		Matcher standby = STANDBY.matcher(rebalance());
+		long largest = 0;
+		while (standby.find()) {
+			Matcher lag = LAG.matcher(standby.group());
+			largest = lag.find() ? Math.max(largest, Long.parseLong(lag.group(1))) : largest;
+		}
+		return largest;
 	}
 
 	/** Its {@code /actuator/rebalance}; empty while it does not answer. */

@@ -79,7 +79,7 @@ class ShutdownSignalIT {
 					.forEach(System.out::println);
 				await("b and c run every task").atMost(Duration.ofMinutes(1))
 					.until(() -> b.active() + c.active() == PageViews.PARTITIONS);
-				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				markers.awaitEveryTaskSince(System.currentTimeMillis(), Duration.ofMinutes(1));
 				long restoredAfterSigterm = b.restoredSince(logOfB) + c.restoredSince(logOfC);
 				assertThat(restoredAfterSigterm).as("restored at promotion")
 					.isLessThanOrEqualTo((long) ACCEPTABLE_LAG * movedBySigterm);
@@ -99,7 +99,7 @@ class ShutdownSignalIT {
 				assertThat(b.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
 				await("c runs every task").atMost(Duration.ofMinutes(2))
 					.until(() -> c.active() == PageViews.PARTITIONS);
-				markers.awaitEveryTaskSince(System.currentTimeMillis());
+				markers.awaitEveryTaskSince(System.currentTimeMillis(), Duration.ofMinutes(1));
 				long restoredAfterKill = c.restoredSince(logOfCAtKill);
 				Duration killStall = markers.longestGapSince(killed);
 				producer.stopMarkers();
