@@ -13,6 +13,7 @@ import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * share takes longer to learn than 15 s, as gigabytes of state do in production. The sized runs' shutdown phase is
  * 90 s, so that a drain on shutdown may take 85 s. The processes' logs stay in {@code sample-app/target/rollout/<run>/}.
  * On demand: {@code mvn -B -pl sample-app -am verify -Dit.test=RolloutIT -Dtest=none
- * -Dsurefire.failIfNoSpecifiedTests=false} (about 15 minutes here); the build runs the SIGTERM test of
+ * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes here); the build runs the SIGTERM test of
  * {@link ShutdownSignalIT} instead.
  */
 @Tag(TestTags.BROKER)
@@ -129,6 +130,10 @@ class RolloutIT {
 				.until(() -> old.stream()
 					.noneMatch((member) -> member.rebalance().contains("LEARNING")
 							|| member.standbyLag() > ACCEPTABLE_LAG));
+			boolean standbys = arguments.stream()
+				.anyMatch((argument) -> argument.contains(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
+			assertThat(old).as("every instance keeps standbys where the run has them")
+				.allMatch((member) -> member.hasStandbys() == standbys);
 			producer.startMarkers(PageViews.PARTITIONS, Duration.ofMillis(100));
 			try (MarkerWatcher markers = new MarkerWatcher(broker)) {
 				markers.awaitEveryTaskSince(System.currentTimeMillis(), RESTORE_BOUND);

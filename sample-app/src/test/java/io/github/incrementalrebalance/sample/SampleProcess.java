@@ -73,9 +73,19 @@ record SampleProcess(String name, int port, Process process, Path log) {
 		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
 	}
 
-	/** The largest lag of its standby tasks as its endpoint says; 0 without standbys. */
+	/** Its tasks ({@code /actuator/rebalance/tasks}); empty while it does not answer. */
+	String tasks() {
+		return get("/actuator/rebalance/tasks", 200);
+	}
+
+	/** Whether it keeps a standby of any task. */
+	boolean hasStandbys() {
+		return STANDBY.matcher(tasks()).find();
+	}
+
+	/** The largest lag of its standby tasks; 0 without standbys. */
 	long standbyLag() {
-		Matcher standby = STANDBY.matcher(rebalance());
+		Matcher standby = STANDBY.matcher(tasks());
 		long largest = 0;
 		while (standby.find()) {
 			Matcher lag = LAG.matcher(standby.group());
