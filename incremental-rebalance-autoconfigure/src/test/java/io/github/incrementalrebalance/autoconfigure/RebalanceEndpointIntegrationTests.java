@@ -310,7 +310,7 @@ class RebalanceEndpointIntegrationTests {
 				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 200
 						&& get(b, "/actuator/health/rebalance").statusCode() == 200);
 			HttpResponse<String> leave = post(a, "{\"wait\":\"90s\"}");
-			assertThat(leave.statusCode()).isEqualTo(202);
+			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
 				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\"");
 		}
