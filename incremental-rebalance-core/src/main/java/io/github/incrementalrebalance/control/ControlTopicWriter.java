@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -128,9 +127,8 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 			this.lastingFailures = PlanRetry.isRetriable(ex) ? 0 : this.lastingFailures + 1;
 			Duration retry = PlanRetry.after(ex, this.lastingFailures);
 			// the same words as the reader's problem: an operator sees what is missing whichever of the two shows first
-			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 			String problem = "the last plan could not be published to " + this.topic + ": "
-					+ ControlTopicProbe.why(cause);
+					+ ControlTopicProbe.why(PlanRetry.cause(ex));
 			if (!problem.equals(this.planProblem.getAndSet(problem))) {
 				logger.warn("{}; trying again until it is, or a newer plan replaces it (after {}, longer while the "
 						+ "cause is not one the cluster gets over by itself): until then members act on the plan "

@@ -40,11 +40,19 @@ final class PlanRetry {
 	 * @return whether Kafka says the cluster may get over it by itself
 	 */
 	static boolean isRetriable(Throwable failure) {
+		return cause(failure) instanceof RetriableException;
+	}
+
+	/**
+	 * @param failure why a try failed, as a send's future completes (possibly wrapped)
+	 * @return what Kafka said, without the futures' wrapping
+	 */
+	static Throwable cause(Throwable failure) {
 		Throwable cause = failure;
 		while (cause instanceof CompletionException && cause.getCause() != null) {
 			cause = cause.getCause();
 		}
-		return cause instanceof RetriableException;
+		return cause;
 	}
 
 }
