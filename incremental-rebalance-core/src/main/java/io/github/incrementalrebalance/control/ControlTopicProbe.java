@@ -80,7 +80,7 @@ final class ControlTopicProbe implements AutoCloseable {
 
 	/**
 	 * The id of the topic as last described.
-	 * @return the id, empty before the first answer
+	 * @return the id, empty before the first answer and once the topic was found gone
 	 */
 	Optional<Uuid> topicId() {
 		return Optional.ofNullable(this.topicId.get());
@@ -104,10 +104,16 @@ final class ControlTopicProbe implements AutoCloseable {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException ex) {
-			report((ex.getCause() instanceof UnknownTopicOrPartitionException)
-					? "the topic does not exist (create it, or let incremental-rebalance create it at start with "
-							+ "incremental.rebalance.control.topic.create=true)"
-					: why(ex.getCause()));
+			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+				// the id of a deleted topic would be taken by a reader that starts over meanwhile for the id of what it
+				// reads, and the next topic of that name for yet another replacement
+				this.topicId.set(null);
+				report("the topic does not exist (create it, or let incremental-rebalance create it at start with "
+						+ "incremental.rebalance.control.topic.create=true)");
+			}
+			else {
+				report(why(ex.getCause()));
+			}
 		}
 		catch (TimeoutException ex) {
 			report("the cluster did not describe it within " + this.interval);

@@ -56,6 +56,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private final ControlTopicProbe probe;
 
+	private final ReadTopicIdentity identity;
+
 	private final ControlRecordListeners listeners = new ControlRecordListeners();
 
 	/** The view queries are answered from: read to the end once, then kept current. */
@@ -70,8 +72,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	/** The end of the topic when the current rebuild started; reader thread. */
 	private long rebuildEnd;
 
-	/** The id of the topic whose records the views hold, once the probe told it; reader thread. */
-	private Uuid readingTopicId;
 
 	private volatile CountDownLatch caughtUp = new CountDownLatch(1);
 
@@ -106,6 +106,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		this.consumers = consumers;
 		this.partition = new TopicPartition(topic, 0);
 		this.probe = new ControlTopicProbe(topic, admins, probeInterval);
+		this.identity = new ReadTopicIdentity(topic, this.probe);
 		this.view = new ControlTopicView(topic);
 	}
 
@@ -202,6 +203,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
+	 * The id of the topic whose records the view holds, once the cluster described it.
+	 * @return the id, empty until then
+	 */
+	Optional<Uuid> topicId() {
+		return this.identity.reading();
+	}
+
+	/**
 	 * The view as last read, for the leader's housekeeping (plan keys, rejoin requests).
 	 */
 	ControlTopicView view() {
@@ -219,7 +228,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the problem, empty while the topic is read
 	 */
 	public Optional<String> problem() {
-		return this.probe.problem().or(() -> Optional.ofNullable(this.readProblem.get()));
+		return this.probe.problem()
+			.or(() -> Optional.ofNullable(this.readProblem.get()))
+			.or(this.identity::problem);
 	}
 
 	/**
@@ -234,7 +245,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		if (!this.running) {
 			return Optional.of("control topic " + this.partition.topic() + " is not read yet");
 		}
-		if (this.caughtUp.getCount() > 0) {
+		if (this.caughtUp.getCount() > 0 || this.identity.problem().isPresent()) {
 			return problem().or(() -> Optional.of("control topic " + this.partition.topic()
 					+ " is not read to its end yet"));
 		}
@@ -253,7 +264,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				readWith(reader);
 			}
 			catch (InvalidOffsetException ex) {
-				startOver("the records after offset " + this.nextOffset + " are gone (" + ex.getMessage() + ")");
+				startOver("the records after offset " + this.nextOffset + " are gone (" + ex.getMessage() + ")", null);
 			}
 			catch (WakeupException | InterruptException ex) {
 				if (reading()) {
@@ -310,40 +321,29 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				this.rebuilding = null;
 				this.caughtUp.countDown();
 			}
-			Optional<Uuid> replacedBy = replacement();
+			Optional<Uuid> replacedBy = this.identity.replacement();
 			if (replacedBy.isPresent()) {
-				startOver("the topic was deleted and created again");
-				// the new topic's id, so that a probe still answering with it is not taken for another replacement
-				this.readingTopicId = replacedBy.get();
+				startOver("the topic was deleted and created again", replacedBy.get());
 				beginRebuild(reader);
 			}
 		}
 	}
 
 	/**
-	 * The id of another topic of that name than the one read, when the probe found one: its records are the only
-	 * current ones.
-	 */
-	private Optional<Uuid> replacement() {
-		Optional<Uuid> described = this.probe.topicId();
-		if (described.isPresent() && this.readingTopicId == null) {
-			this.readingTopicId = described.get();
-		}
-		return described.filter((id) -> !id.equals(this.readingTopicId));
-	}
-
-	/**
 	 * Read the topic again from its beginning into a new view: the current one stays for queries until the new one is
 	 * caught up, and the reader is not caught up meanwhile.
+	 * @param topicId the id of the topic to be read, so that a probe still answering with it is not taken for another
+	 * replacement; null when not known (the next id the probe describes is taken)
 	 */
-	private void startOver(String why) {
+	private void startOver(String why, Uuid topicId) {
 		logger.warn("Reading control topic {} again from its beginning: {}; the last view is kept until then, and not "
 				+ "planned with", this.partition.topic(), why);
-		this.rebuilding = new ControlTopicView(this.partition.topic());
-		this.readingTopicId = null;
+		// not caught up before the topic's id changes: there is no moment in which the old view passes for current
 		if (this.caughtUp.getCount() == 0) {
 			this.caughtUp = new CountDownLatch(1);
 		}
+		this.rebuilding = new ControlTopicView(this.partition.topic());
+		this.identity.readingNext(topicId);
 	}
 
 	private void beginRebuild(Consumer<byte[], byte[]> reader) {

@@ -19,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.LeaveRequest;
@@ -189,6 +190,12 @@ class ControlTopicIntegrationTests {
 		}
 	}
 
+	/**
+	 * A control topic deleted and created again: the reader says so until it has read the new topic, and from the
+	 * first moment it has no problem (what health and a leave go by) its view is the new topic's and stays so: it reads
+	 * the new topic once. It once took the deleted topic's id, which the probe still held, for the id of the new one,
+	 * read it a second time when the probe described it, and health went up and down again between.
+	 */
 	@Test
 	void readerReportsAControlTopicItCannotReadAndReadsAgainOnceItIsBack() throws Exception {
 		String topic = "fragile-control";
@@ -198,21 +205,49 @@ class ControlTopicIntegrationTests {
 			reader.start();
 			assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
 			assertThat(reader.problem()).isEmpty();
-
-			broker.admin().deleteTopics(List.of(topic)).all().get();
-
-			await("the reader reports the topic it cannot read").atMost(Duration.ofSeconds(45))
-				.until(() -> reader.problem().isPresent());
-			assertThat(reader.problem().orElseThrow()).contains("control topic fragile-control cannot be read");
-
-			ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
-			LeaveRecord leave = LeaveRecord.request("s9", "i9", Instant.now().truncatedTo(ChronoUnit.MILLIS),
+			LeaveRecord gone = LeaveRecord.request("s8", "i8", Instant.now().truncatedTo(ChronoUnit.MILLIS),
 					Optional.empty(), "cli");
-			writer.write(leave).get(30, TimeUnit.SECONDS);
-			await("read again, without a restart").atMost(Duration.ofSeconds(45))
-				.until(() -> reader.problem().isEmpty() && reader.leaveRecord("s9").isPresent());
-			assertThat(reader.leaveRecord("s9")).contains(leave);
+			writer.write(gone).get(30, TimeUnit.SECONDS);
+			await().atMost(TIMEOUT).until(() -> reader.leaveRecord("s8").isPresent() && reader.topicId().isPresent());
+
+			try (LogCapture log = LogCapture.of(ControlTopicReader.class)) {
+				broker.admin().deleteTopics(List.of(topic)).all().get();
+
+				await("the reader reports the topic it cannot read").atMost(Duration.ofSeconds(45))
+					.until(() -> reader.problem().isPresent());
+				assertThat(reader.problem().orElseThrow()).contains("control topic fragile-control cannot be read");
+
+				ControlTopic.ensureExists(broker.admin(), topic, -1, true, TIMEOUT);
+				LeaveRecord leave = LeaveRecord.request("s9", "i9", Instant.now().truncatedTo(ChronoUnit.MILLIS),
+						Optional.empty(), "cli");
+				writer.write(leave).get(30, TimeUnit.SECONDS);
+				AtomicReference<Map<String, LeaveRecord>> firstFineView = new AtomicReference<>();
+				await("read again, without a restart").atMost(Duration.ofSeconds(45))
+					.pollInterval(Duration.ofMillis(1))
+					.until(() -> {
+						if (!fine(reader)) {
+							return false;
+						}
+						firstFineView.set(reader.leaveRecords());
+						return true;
+					});
+				assertThat(firstFineView.get()).as("the view once the reader has no problem").containsKey("s9")
+					.doesNotContainKey("s8");
+				// longer than it took the reader to notice the probe's next answer and start over
+				await("no problem again").during(Duration.ofSeconds(1))
+					.atMost(Duration.ofSeconds(5))
+					.pollInterval(Duration.ofMillis(1))
+					.until(() -> fine(reader));
+				assertThat(reader.leaveRecord("s9")).contains(leave);
+				assertThat(log.messages(Level.WARN)).as("the topic is read again once")
+					.filteredOn((message) -> message.contains("again from its beginning"))
+					.hasSize(1);
+			}
 		}
+	}
+
+	private static boolean fine(ControlTopicReader reader) {
+		return reader.problem().isEmpty() && reader.unavailable().isEmpty();
 	}
 
 	@Test
