@@ -72,7 +72,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	/** The end of the topic when the current rebuild started; reader thread. */
 	private long rebuildEnd;
 
-
 	private volatile CountDownLatch caughtUp = new CountDownLatch(1);
 
 	private volatile Consumer<byte[], byte[]> consumer;
