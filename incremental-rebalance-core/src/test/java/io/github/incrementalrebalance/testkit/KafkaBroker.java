@@ -171,10 +171,10 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			}
 			boolean saslPlaintext = this.protocol == SecurityProtocol.SASL_PLAINTEXT;
 			KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-				// a directory of the test kit's own choosing is deleted in a shutdown hook, under the shared broker,
-				// which is never closed: its metadata log gone, the broker halted the test JVM with exit code 1 after
-				// every test had passed (surefire: "Error occurred in starting fork"). Closed, a broker still deletes
-				// its directory
+				// a directory Kafka's test kit makes itself is deleted in a shutdown hook, under the shared broker,
+				// which is never closed, and a broker whose metadata log dir fails halts the JVM with exit code 1: after
+				// every test passed, surefire then says only "Error occurred in starting fork". Closed, a broker still
+				// deletes its directory
 				.setBaseDirectory(Files.createTempDirectory("kafka-broker"))
 				.setCombined(true)
 				.setNumBrokerNodes(Math.max(1, this.racks.size()))
