@@ -234,9 +234,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	/**
 	 * Why the view cannot be planned with, if it cannot: it is not read yet, or not read to its end since the reader
-	 * started, or started over. A view read to its end once is kept while the topic cannot be read for a while: it
-	 * still holds every leave request written before, and no new one can be written meanwhile ({@link #problem()}
-	 * says why).
+	 * started, or started over, or it holds a topic deleted since. A view read to its end once is kept while the topic
+	 * cannot be read for a while: it still holds every leave request written before, and no new one can be written
+	 * meanwhile ({@link #problem()} says why).
 	 * @return the reason, empty while the view is current
 	 */
 	@Override
@@ -244,11 +244,11 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		if (!this.running) {
 			return Optional.of("control topic " + this.partition.topic() + " is not read yet");
 		}
-		if (this.caughtUp.getCount() > 0 || this.identity.problem().isPresent()) {
+		if (this.caughtUp.getCount() > 0) {
 			return problem().or(() -> Optional.of("control topic " + this.partition.topic()
 					+ " is not read to its end yet"));
 		}
-		return Optional.empty();
+		return this.identity.problem();
 	}
 
 	/**
