@@ -39,7 +39,10 @@ final class ControlTopicProbe implements AutoCloseable {
 
 	private final AtomicReference<String> problem = new AtomicReference<>();
 
-	private final AtomicReference<Uuid> topicId = new AtomicReference<>();
+	private final AtomicReference<Described> described = new AtomicReference<>();
+
+	/** How many times the cluster described the topic; only the probe's thread counts. */
+	private long answers;
 
 	private ScheduledExecutorService executor;
 
@@ -79,11 +82,11 @@ final class ControlTopicProbe implements AutoCloseable {
 	}
 
 	/**
-	 * The id of the topic as last described.
-	 * @return the id, empty before the first answer and once the topic was found gone
+	 * The topic as last described.
+	 * @return its id and which answer that was, empty before the first answer and once the topic was found gone
 	 */
-	Optional<Uuid> topicId() {
-		return Optional.ofNullable(this.topicId.get());
+	Optional<Described> described() {
+		return Optional.ofNullable(this.described.get());
 	}
 
 	private void probe() {
@@ -95,7 +98,7 @@ final class ControlTopicProbe implements AutoCloseable {
 				.allTopicNames()
 				.get(this.interval.toMillis(), TimeUnit.MILLISECONDS)
 				.get(this.topic);
-			this.topicId.set(description.topicId());
+			this.described.set(new Described(description.topicId(), ++this.answers));
 			if (this.problem.getAndSet(null) != null) {
 				logger.info("Control topic {} is there again", this.topic);
 			}
@@ -107,7 +110,7 @@ final class ControlTopicProbe implements AutoCloseable {
 			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
 				// the id of a deleted topic would be taken by a reader that starts over meanwhile for the id of what it
 				// reads, and the next topic of that name for yet another replacement
-				this.topicId.set(null);
+				this.described.set(null);
 				report("the topic does not exist (create it, or let incremental-rebalance create it at start with "
 						+ "incremental.rebalance.control.topic.create=true)");
 			}
@@ -141,6 +144,14 @@ final class ControlTopicProbe implements AutoCloseable {
 		if (!now.equals(this.problem.getAndSet(now))) {
 			logger.warn("The {}; asking again every {}, the last view is kept meanwhile", now, this.interval);
 		}
+	}
+
+	/**
+	 * What the cluster said of the topic at one probe.
+	 * @param topicId the topic's id
+	 * @param answer which answer that was, counted from 1: a later answer has a higher number
+	 */
+	record Described(Uuid topicId, long answer) {
 	}
 
 	@Override

@@ -105,7 +105,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		this.consumers = consumers;
 		this.partition = new TopicPartition(topic, 0);
 		this.probe = new ControlTopicProbe(topic, admins, probeInterval);
-		this.identity = new ReadTopicIdentity(topic, this.probe);
+		this.identity = new ReadTopicIdentity(topic, this.probe::described);
 		this.view = new ControlTopicView(topic);
 	}
 
@@ -332,7 +332,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * Read the topic again from its beginning into a new view: the current one stays for queries until the new one is
 	 * caught up, and the reader is not caught up meanwhile.
 	 * @param topicId the id of the topic to be read, so that a probe still answering with it is not taken for another
-	 * replacement; null when not known (the next id the probe describes is taken)
+	 * replacement; null when not known (the id of the probe's next answer is taken)
 	 */
 	private void startOver(String why, Uuid topicId) {
 		logger.warn("Reading control topic {} again from its beginning: {}; the last view is kept until then, and not "

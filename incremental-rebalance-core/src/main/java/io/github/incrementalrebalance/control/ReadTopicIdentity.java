@@ -1,7 +1,9 @@
 package io.github.incrementalrebalance.control;
 
 import java.util.Optional;
+import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.control.ControlTopicProbe.Described;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -16,36 +18,57 @@ final class ReadTopicIdentity {
 
 	private final String topic;
 
-	private final ControlTopicProbe probe;
+	private final Supplier<Optional<Described>> described;
 
 	/** The id of the topic whose records the views hold, once the probe told it. */
 	private volatile Uuid reading;
 
-	ReadTopicIdentity(String topic, ControlTopicProbe probe) {
+	/**
+	 * While the id of what is read is not known: the probe's last answer when the reader started over, which may
+	 * describe a topic deleted since (the probe asks at an interval). Only the reader's thread touches it.
+	 */
+	private long answeredBefore;
+
+	/**
+	 * @param topic the control topic
+	 * @param described the probe's last answer ({@link ControlTopicProbe#described()})
+	 */
+	ReadTopicIdentity(String topic, Supplier<Optional<Described>> described) {
 		this.topic = topic;
-		this.probe = probe;
+		this.described = described;
 	}
 
 	/**
 	 * The id of another topic of that name than the one read, when the probe found one: its records are the only
-	 * current ones. While the id of what is read is not known yet, the probe's answer is taken for it.
+	 * current ones. While the id of what is read is not known yet, the probe's first answer given after the reader
+	 * started over is taken for it.
 	 * @return the new topic's id, empty while the probe describes the topic read (or nothing)
 	 */
 	Optional<Uuid> replacement() {
-		Optional<Uuid> described = this.probe.topicId();
-		if (described.isPresent() && this.reading == null) {
-			this.reading = described.get();
+		Optional<Described> described = this.described.get();
+		if (described.isEmpty()) {
+			return Optional.empty();
 		}
-		return described.filter((id) -> !id.equals(this.reading));
+		if (this.reading == null) {
+			if (described.get().answer() <= this.answeredBefore) {
+				// a topic deleted and created again between two answers: taking this one's id for the topic read
+				// would make the probe's next answer, the new topic's id, a replacement, and the reader start over
+				// a second time
+				return Optional.empty();
+			}
+			this.reading = described.get().topicId();
+		}
+		return Optional.of(described.get().topicId()).filter((id) -> !id.equals(this.reading));
 	}
 
 	/**
 	 * The reader starts over.
 	 * @param topicId the id of the topic it reads next, so that a probe still answering with it is not taken for
-	 * another replacement; null when not known (the next id the probe describes is taken)
+	 * another replacement; null when not known (the id of the probe's next answer is taken)
 	 */
 	void readingNext(Uuid topicId) {
 		this.reading = topicId;
+		this.answeredBefore = this.described.get().map(Described::answer).orElse(0L);
 	}
 
 	/**
@@ -64,7 +87,8 @@ final class ReadTopicIdentity {
 	 */
 	Optional<String> problem() {
 		Uuid read = this.reading;
-		return this.probe.topicId()
+		return this.described.get()
+			.map(Described::topicId)
 			.filter((described) -> read != null && !described.equals(read))
 			.map((described) -> "control topic " + this.topic + " was deleted and created again: its records are read "
 					+ "again from the beginning, and the last view is history meanwhile");
