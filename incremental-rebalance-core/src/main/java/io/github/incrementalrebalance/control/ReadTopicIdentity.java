@@ -24,8 +24,9 @@ final class ReadTopicIdentity {
 	private volatile Uuid reading;
 
 	/**
-	 * While the id of what is read is not known: the probe's last answer when the reader started over, which may
-	 * describe a topic deleted since (the probe asks at an interval). Only the reader's thread touches it.
+	 * While the id of what is read is not known: the number of the probe's last answer when the reader started over,
+	 * an answer that may describe a topic deleted since (the probe asks at an interval). Only the reader's thread
+	 * touches it.
 	 */
 	private long answeredBefore;
 
