@@ -108,8 +108,7 @@ final class ControlTopicProbe implements AutoCloseable {
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
-				// the id of a deleted topic would be taken by a reader that starts over meanwhile for the id of what it
-				// reads, and the next topic of that name for yet another replacement
+				// a deleted topic's id no longer names anything: nobody is to take it for the topic of that name
 				this.described.set(null);
 				report("the topic does not exist (create it, or let incremental-rebalance create it at start with "
 						+ "incremental.rebalance.control.topic.create=true)");
