@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -62,7 +63,9 @@ class NetworkFaultsIntegrationTests {
 		try (FaultedGroup group = startDraining("control-cut")) {
 			try (FaultProxy.Fault cut = broker.proxy().cut((clientId) -> clientId.contains("-rebalance-control-"))) {
 				group.releaseLearners();
-				await("a member that sees the control topic gone").atMost(LONG_CUT)
+				// a probe's next question (within 5 s), then the control topic's timeout (10 s by default) unanswered
+				await("a member that sees the control topic gone")
+					.atMost(LearnerConfig.DEFAULT_CONTROL_TOPIC_TIMEOUT.plusSeconds(5 + 3))
 					.until(() -> group.members.stream()
 						.anyMatch((member) -> member.runtime().controlTopicProblem().isPresent()));
 				List<String> problems = new ArrayList<>();

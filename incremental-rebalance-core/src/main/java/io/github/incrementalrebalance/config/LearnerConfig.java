@@ -57,6 +57,16 @@ public final class LearnerConfig extends AbstractConfig {
 	public static final String CONTROL_TOPIC_CREATE_CONFIG = "incremental.rebalance.control.topic.create";
 
 	/**
+	 * How long the cluster may take to answer one request about the control topic before the library says it did
+	 * not: a description of the topic or a request for its end (the topic is then reported unreadable, and leaves
+	 * refused until it answers), a write (its outcome is then unknown), the check of the topic at start (tried again).
+	 */
+	public static final String CONTROL_TOPIC_TIMEOUT_MS_CONFIG = "incremental.rebalance.control.topic.timeout.ms";
+
+	/** The default of {@value #CONTROL_TOPIC_TIMEOUT_MS_CONFIG}. */
+	public static final Duration DEFAULT_CONTROL_TOPIC_TIMEOUT = Duration.ofSeconds(10);
+
+	/**
 	 * Whether a dynamic member's close is a real leave whatever Kafka Streams asks (the default); false closes as Kafka
 	 * Streams and the application ask. A drained member leaves either way.
 	 */
@@ -131,6 +141,13 @@ public final class LearnerConfig extends AbstractConfig {
 				"The control topic; <application.id>-rebalance-control by default.")
 		.define(CONTROL_TOPIC_CREATE_CONFIG, Type.BOOLEAN, true, Importance.LOW,
 				"Whether to create the control topic when it is missing.")
+		.define(CONTROL_TOPIC_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_CONTROL_TOPIC_TIMEOUT.toMillis(),
+				ConfigDef.Range.between(1, Integer.MAX_VALUE), Importance.LOW,
+				"How long the cluster may take to answer one request about the control topic: a description of "
+						+ "the topic or a request for its end (unanswered, the topic is reported unreadable and leaves "
+						+ "are refused until it answers), a write (unanswered, its outcome is unknown), the check of "
+						+ "the topic at start (tried again). Raise it for a cluster that answers metadata requests "
+						+ "slowly; a cut from the cluster is seen this long after it begins, at most 5 s more.")
 		.define(LEAVE_ON_CLOSE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM,
 				"true: every close of a dynamic member sends a LeaveGroup, so its tasks move within a heartbeat instead "
 						+ "of after session.timeout.ms (a static member stays unless drained); false: close as Kafka "
@@ -365,6 +382,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public boolean createControlTopic() {
 		return getBoolean(CONTROL_TOPIC_CREATE_CONFIG);
+	}
+
+	public Duration controlTopicTimeout() {
+		return Duration.ofMillis(getLong(CONTROL_TOPIC_TIMEOUT_MS_CONFIG));
 	}
 
 	public boolean rejoinRequests() {

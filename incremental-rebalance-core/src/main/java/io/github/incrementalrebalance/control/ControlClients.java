@@ -28,14 +28,8 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public final class ControlClients {
 
-	/**
-	 * How long the control topic's producer waits for metadata, and for one request's answer: what a caller that must
-	 * know the outcome of a write waits ({@link ControlWriter#writeAndWait}).
-	 */
-	static final Duration WRITE_ATTEMPT = Duration.ofSeconds(10);
-
-	/** How long the producer keeps trying a record before it gives up on it. */
-	static final Duration WRITE_DELIVERY = Duration.ofSeconds(30);
+	/** How long the producer keeps trying a record before it gives up on it, unless three requests take longer. */
+	private static final Duration WRITE_DELIVERY = Duration.ofSeconds(30);
 
 	/** Settings of Kafka Streams' other clients: none of them is meant for a client of the control topic. */
 	private static final List<String> OTHER_PREFIXES = List.of(StreamsConfig.MAIN_CONSUMER_PREFIX,
@@ -49,6 +43,8 @@ public final class ControlClients {
 	private final Map<String, ?> streamsConfig;
 
 	private final String clientIdPrefix;
+
+	private final Duration timeout;
 
 	/**
 	 * The clients of a member's control topic, named after its Kafka Streams clients.
@@ -85,6 +81,18 @@ public final class ControlClients {
 		}
 		this.streamsConfig = Map.copyOf(withoutNulls(streamsConfig));
 		this.clientIdPrefix = clientIdPrefix;
+		this.timeout = new LearnerConfig(streamsConfig).controlTopicTimeout();
+	}
+
+	/**
+	 * How long the cluster may take to answer one request about the control topic
+	 * ({@value LearnerConfig#CONTROL_TOPIC_TIMEOUT_MS_CONFIG}): the producer's wait for metadata and for one request's
+	 * answer, so also what a caller that must know the outcome of a write waits ({@link ControlWriter#writeAndWait});
+	 * the probe's and the reader's requests.
+	 * @return the timeout
+	 */
+	Duration timeout() {
+		return this.timeout;
 	}
 
 	private static Map<String, Object> withoutNulls(Map<String, ?> config) {
@@ -165,9 +173,10 @@ public final class ControlClients {
 		config.put(ProducerConfig.ACKS_CONFIG, "all");
 		config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
 		// a send must not block a leave, a cancel or the plan thread for Kafka's default minute
-		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
-		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) WRITE_DELIVERY.toMillis());
-		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) WRITE_ATTEMPT.toMillis());
+		config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, this.timeout.toMillis());
+		config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+				(int) Math.min(Integer.MAX_VALUE, Math.max(WRITE_DELIVERY.toMillis(), 3 * this.timeout.toMillis())));
+		config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) this.timeout.toMillis());
 		return config;
 	}
 

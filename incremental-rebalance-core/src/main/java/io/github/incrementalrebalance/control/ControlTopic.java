@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -111,7 +112,7 @@ public final class ControlTopic {
 		}
 		catch (TimeoutException ex) {
 			throw new ControlTopicException("Cannot reach the cluster to check control topic '" + topic + "' within "
-					+ timeout, ex);
+					+ timeout + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + ")", ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

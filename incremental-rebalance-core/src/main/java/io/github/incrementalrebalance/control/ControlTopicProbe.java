@@ -11,7 +11,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -37,6 +39,8 @@ final class ControlTopicProbe implements AutoCloseable {
 
 	private final Duration interval;
 
+	private final Duration timeout;
+
 	private final AtomicReference<String> problem = new AtomicReference<>();
 
 	private final AtomicReference<Described> described = new AtomicReference<>();
@@ -52,12 +56,14 @@ final class ControlTopicProbe implements AutoCloseable {
 	/**
 	 * @param topic the control topic
 	 * @param admins makes the admin client the probe asks with
-	 * @param interval how often it asks, and how long one answer may take
+	 * @param interval how long it waits after one answer before it asks again
+	 * @param timeout how long one answer may take before the topic is reported unreadable
 	 */
-	ControlTopicProbe(String topic, Supplier<Admin> admins, Duration interval) {
+	ControlTopicProbe(String topic, Supplier<Admin> admins, Duration interval, Duration timeout) {
 		this.topic = topic;
 		this.admins = admins;
 		this.interval = interval;
+		this.timeout = timeout;
 	}
 
 	synchronized void start() {
@@ -94,9 +100,11 @@ final class ControlTopicProbe implements AutoCloseable {
 			if (this.admin == null) {
 				this.admin = this.admins.get();
 			}
-			TopicDescription description = this.admin.describeTopics(List.of(this.topic))
+			// the admin gives up at the same time, so that a slow cluster does not pile up the requests of every probe
+			TopicDescription description = this.admin
+				.describeTopics(List.of(this.topic), new DescribeTopicsOptions().timeoutMs((int) this.timeout.toMillis()))
 				.allTopicNames()
-				.get(this.interval.toMillis(), TimeUnit.MILLISECONDS)
+				.get(this.timeout.toMillis(), TimeUnit.MILLISECONDS)
 				.get(this.topic);
 			this.described.set(new Described(description.topicId(), ++this.answers));
 			if (this.problem.getAndSet(null) != null) {
@@ -113,12 +121,15 @@ final class ControlTopicProbe implements AutoCloseable {
 				report("the topic does not exist (create it, or let incremental-rebalance create it at start with "
 						+ "incremental.rebalance.control.topic.create=true)");
 			}
+			else if (ex.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+				reportUnanswered();
+			}
 			else {
 				report(why(ex.getCause()));
 			}
 		}
 		catch (TimeoutException ex) {
-			report("the cluster did not describe it within " + this.interval);
+			reportUnanswered();
 		}
 		catch (RuntimeException ex) {
 			report(String.valueOf(ex));
@@ -128,14 +139,24 @@ final class ControlTopicProbe implements AutoCloseable {
 	/**
 	 * What a failure to read or describe the control topic means, in the words of its fix.
 	 * @param failure the failure
-	 * @return the failure, and for a missing ACL the permissions the application's principal needs
+	 * @return the failure, and for a missing ACL the permissions the application's principal needs, for a timeout the
+	 * setting that bounds it
 	 */
 	static String why(Throwable failure) {
 		if (failure instanceof TopicAuthorizationException) {
 			return failure + ": the application's principal needs Read, Write and Describe on the topic (operators "
 					+ "need them too; and Create, unless the topic is made beforehand)";
 		}
+		if (failure instanceof org.apache.kafka.common.errors.TimeoutException) {
+			return failure + " (if the cluster is only slow, raise " + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG
+					+ ")";
+		}
 		return String.valueOf(failure);
+	}
+
+	private void reportUnanswered() {
+		report("the cluster did not describe it within " + this.timeout + " ("
+				+ LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + ")");
 	}
 
 	private void report(String why) {

@@ -43,7 +43,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private static final Duration POLL = Duration.ofMillis(200);
 
-	/** How often the probe asks the cluster about the topic, and how long a request for the topic's end may take. */
+	/** How long the probe waits between two of its questions to the cluster about the topic. */
 	private static final Duration PROBE_INTERVAL = Duration.ofSeconds(5);
 
 	private static final Duration FIRST_BACKOFF = Duration.ofMillis(200);
@@ -53,6 +53,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	private final Supplier<Consumer<byte[], byte[]>> consumers;
 
 	private final TopicPartition partition;
+
+	/** How long a request for the topic's end, or for where the reader is, may take. */
+	private final Duration timeout;
 
 	private final ControlTopicProbe probe;
 
@@ -86,7 +89,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	private final AtomicReference<String> readProblem = new AtomicReference<>();
 
 	/**
-	 * @param streamsConfig the Kafka Streams config, for bootstrap and security settings
+	 * @param streamsConfig the Kafka Streams config, for bootstrap, security and timeout settings
 	 * @param topic the control topic
 	 */
 	public ControlTopicReader(Map<String, ?> streamsConfig, String topic) {
@@ -94,17 +97,16 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	private ControlTopicReader(ControlClients clients, String topic) {
-		this(clients::consumer, clients::admin, topic, PROBE_INTERVAL);
+		this(clients::consumer, clients::admin, topic, PROBE_INTERVAL, clients.timeout());
 	}
 
-	/**
-	 * A reader whose clients are made by the given suppliers, for tests that hand it consumers of their own.
-	 */
+	/** A reader whose clients are made by the given suppliers, for tests that hand it consumers of their own. */
 	ControlTopicReader(Supplier<Consumer<byte[], byte[]>> consumers, Supplier<Admin> admins, String topic,
-			Duration probeInterval) {
+			Duration probeInterval, Duration timeout) {
 		this.consumers = consumers;
 		this.partition = new TopicPartition(topic, 0);
-		this.probe = new ControlTopicProbe(topic, admins, probeInterval);
+		this.timeout = timeout;
+		this.probe = new ControlTopicProbe(topic, admins, probeInterval, timeout);
 		this.identity = new ReadTopicIdentity(topic, this.probe::described);
 		this.view = new ControlTopicView(topic);
 	}
@@ -315,7 +317,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 					this.listeners.tell(read.get());
 				}
 			}
-			if (this.rebuilding != null && reader.position(this.partition, PROBE_INTERVAL) >= this.rebuildEnd) {
+			if (this.rebuilding != null && reader.position(this.partition, this.timeout) >= this.rebuildEnd) {
 				this.view = this.rebuilding;
 				this.rebuilding = null;
 				this.caughtUp.countDown();
@@ -347,7 +349,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	private void beginRebuild(Consumer<byte[], byte[]> reader) {
 		reader.seekToBeginning(List.of(this.partition));
-		this.rebuildEnd = reader.endOffsets(List.of(this.partition), PROBE_INTERVAL).getOrDefault(this.partition, 0L);
+		this.rebuildEnd = reader.endOffsets(List.of(this.partition), this.timeout).getOrDefault(this.partition, 0L);
 		this.liveFrom = this.rebuildEnd;
 		this.nextOffset = 0;
 	}

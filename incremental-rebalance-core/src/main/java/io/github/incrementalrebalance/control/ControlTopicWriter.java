@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the control topic. Every send runs on the writer's one thread ({@code incremental-rebalance-control-writer-
- * <topic>}), in the order asked: a send can wait up to {@link ControlClients#WRITE_ATTEMPT} for the cluster's metadata,
+ * <topic>}), in the order asked: a send can wait up to {@link ControlClients#timeout()} for the cluster's metadata,
  * and no caller (a stream thread, the reader's thread, an operator's request) waits with it. A plan not yet written
  * when a newer one arrives is dropped: only the latest matters.
  */
@@ -66,7 +66,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	@Override
 	public Duration acknowledgementWait() {
-		return ControlClients.WRITE_ATTEMPT;
+		return this.clients.timeout();
 	}
 
 	/**

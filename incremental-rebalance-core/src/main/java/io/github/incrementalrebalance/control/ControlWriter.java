@@ -6,6 +6,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
+
 /**
  * Writes records to the control topic. {@link #write} and {@link #tombstone} never block their caller (a stream
  * thread, the reader's thread, a producer's callback may call them); {@link #writeAndWait} is for the operator's
@@ -28,7 +30,8 @@ public interface ControlWriter {
 	CompletableFuture<?> tombstone(String key);
 
 	/**
-	 * How long {@link #writeAndWait} waits for the cluster's answer: one attempt of the writer's producer.
+	 * How long {@link #writeAndWait} waits for the cluster's answer: one attempt of the writer's producer,
+	 * {@value LearnerConfig#CONTROL_TOPIC_TIMEOUT_MS_CONFIG}.
 	 * @return the wait
 	 */
 	Duration acknowledgementWait();
@@ -51,7 +54,7 @@ public interface ControlWriter {
 		}
 		catch (TimeoutException ex) {
 			throw new ControlWriteException("Tried to " + what + ": no answer from the control topic within "
-					+ acknowledgementWait() + ", so whether it was written is unknown; it may still land: look at the "
+					+ acknowledgementWait() + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + "), so whether it was written is unknown; it may still land: look at the "
 					+ "member's state before asking again", true, ex);
 		}
 		catch (ExecutionException ex) {

@@ -22,8 +22,6 @@ final class ControlTopicLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicLifecycle.class);
 
-	private static final Duration OPEN_TIMEOUT = Duration.ofSeconds(10);
-
 	private static final Duration FIRST_OPEN_RETRY = Duration.ofSeconds(1);
 
 	private static final Duration LAST_OPEN_RETRY = Duration.ofSeconds(30);
@@ -55,7 +53,7 @@ final class ControlTopicLifecycle {
 		try {
 			ControlTopic.ensureExists(this.context.streamsConfig(), this.context.controlTopic(),
 					LearnerConfig.replicationFactor(this.context.streamsConfig()), this.context.config().createControlTopic(),
-					OPEN_TIMEOUT);
+					this.context.config().controlTopicTimeout());
 			synchronized (this) {
 				if (this.openingOn == on) {
 					this.context.reader().start();

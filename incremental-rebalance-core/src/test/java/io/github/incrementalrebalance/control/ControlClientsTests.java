@@ -94,6 +94,20 @@ class ControlClientsTests {
 	}
 
 	@Test
+	void theWritersWaitsFollowTheControlTopicsTimeout() {
+		assertThat(clients(Map.of()).producerConfig()).as("the default, 10 s")
+			.containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000L)
+			.containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000)
+			.containsEntry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+		ControlClients slow = clients(Map.of(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, "25000"));
+		assertThat(slow.timeout()).isEqualTo(Duration.ofSeconds(25));
+		assertThat(slow.producerConfig()).as("a producer gives a record three of its requests")
+			.containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 25_000L)
+			.containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 25_000)
+			.containsEntry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 75_000);
+	}
+
+	@Test
 	void clientsAreNamedAfterTheMembersClientIdOrElseTheApplication() {
 		assertThat(names(clients(Map.of(StreamsConfig.CLIENT_ID_CONFIG, "orders-pod-7"))))
 			.containsExactly("orders-pod-7-rebalance-control-admin", "orders-pod-7-rebalance-control-reader",

@@ -122,7 +122,7 @@ class ControlTopicReaderTests {
 	private ControlTopicReader reader() {
 		return new ControlTopicReader(this::nextConsumer, () -> {
 			throw new IllegalStateException("no cluster here: the probe is not part of this test");
-		}, TOPIC, Duration.ofHours(1));
+		}, TOPIC, Duration.ofHours(1), Duration.ofSeconds(5));
 	}
 
 	private Consumer<byte[], byte[]> nextConsumer() {
