@@ -40,6 +40,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * (a StreamsBuilderFactoryBean of the application's own keeps the default or its own key). Default: the
  * application id followed by '-rebalance-control'.
  * @param controlTopicCreate Whether to create the control topic when it is missing.
+ * @param controlTopicTimeout How long the cluster may take to answer one request about the control topic: a
+ * description of the topic or a request for its end (unanswered, the topic is reported unreadable in the log and
+ * health, and leaves are refused until it answers), a write (unanswered, its outcome is unknown), the check of the
+ * topic at start (tried again). Raise it for a cluster that answers metadata requests slowly; a cut from the cluster
+ * is seen this long after it begins, at most 5 seconds more.
  * @param leaveOnClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
  * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka
  * Streams and spring-kafka ask: from Kafka 4.2 they stay in the group unless the factory bean has
@@ -76,6 +81,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
+		@Nullable Duration controlTopicTimeout,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration leaveAcknowledgementTimeout,
 		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
@@ -99,6 +105,10 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
 			throw invalid("placement-policy", placementPolicy.getName(),
 					"a class implementing " + PlacementPolicy.class.getName());
+		}
+		if (controlTopicTimeout != null
+				&& (controlTopicTimeout.toMillis() < 1 || controlTopicTimeout.toMillis() > Integer.MAX_VALUE)) {
+			throw invalid("control-topic-timeout", controlTopicTimeout, "a duration of 1ms to 24d");
 		}
 		if (warmReadinessTimeout != null && warmReadinessTimeout.toMillis() < 1) {
 			throw invalid("warm-readiness-timeout", warmReadinessTimeout, "a duration of at least 1ms");
@@ -156,6 +166,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.controlTopicCreate != null) {
 			keys.put(LearnerConfig.CONTROL_TOPIC_CREATE_CONFIG, this.controlTopicCreate);
+		}
+		if (this.controlTopicTimeout != null) {
+			keys.put(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, this.controlTopicTimeout.toMillis());
 		}
 		if (this.leaveOnClose != null) {
 			keys.put(LearnerConfig.LEAVE_ON_CLOSE_CONFIG, this.leaveOnClose);

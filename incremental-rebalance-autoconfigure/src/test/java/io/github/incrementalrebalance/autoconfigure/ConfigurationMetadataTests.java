@@ -31,7 +31,8 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.scale-down-timeout", "incremental-rebalance.balancing-factor",
 				"incremental-rebalance.learner-rebalance", "incremental-rebalance.learner-probe-interval",
 				"incremental-rebalance.progress-interval", "incremental-rebalance.instance-id", "incremental-rebalance.control-topic",
-				"incremental-rebalance.control-topic-create", "incremental-rebalance.leave-on-close",
+				"incremental-rebalance.control-topic-create", "incremental-rebalance.control-topic-timeout",
+				"incremental-rebalance.leave-on-close",
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown",
 				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
@@ -50,6 +51,8 @@ class ConfigurationMetadataTests {
 		assertThat(properties.get("incremental-rebalance.drain-on-shutdown").get("defaultValue").asBoolean()).isFalse();
 		assertThat(properties.get("incremental-rebalance.leave-unanswered").get("defaultValue").asString()).isEqualTo("wait");
 		assertThat(properties.get("incremental-rebalance.drain-stall-timeout").get("defaultValue").asString()).isEqualTo("5m");
+		assertThat(properties.get("incremental-rebalance.control-topic-timeout").get("defaultValue").asString())
+			.isEqualTo("10s");
 	}
 
 }

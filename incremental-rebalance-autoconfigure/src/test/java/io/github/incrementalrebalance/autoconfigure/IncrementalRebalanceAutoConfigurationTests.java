@@ -136,7 +136,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 					"incremental-rebalance.balancing-factor=1.5", "incremental-rebalance.learner-rebalance=eager",
 					"incremental-rebalance.learner-probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
 					"incremental-rebalance.progress-interval=5s", "incremental-rebalance.control-topic=ops-control",
-					"incremental-rebalance.control-topic-create=false")
+					"incremental-rebalance.control-topic-create=false", "incremental-rebalance.control-topic-timeout=30s")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("stream.rebalancing.mode", "upgrading")
 				.containsEntry("scale.down.timeout.ms", 90_000L)
@@ -147,6 +147,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.containsEntry("incremental.rebalance.instance.id", "pod-3")
 				.containsEntry("incremental.rebalance.control.topic", "ops-control")
 				.containsEntry("incremental.rebalance.control.topic.create", false)
+				.containsEntry("incremental.rebalance.control.topic.timeout.ms", 30_000L)
 				.doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG));
 	}
 
@@ -180,6 +181,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("incremental-rebalance.balancing-factor is 0.5: use a number of at least 1"));
+	}
+
+	@Test
+	void controlTopicTimeoutOfNothingStopsStartUpNamingWhatIsAccepted() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.control-topic-timeout=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental-rebalance.control-topic-timeout is PT0S: use a duration of 1ms to 24d"));
 	}
 
 	@Test
