@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlWriteException;
 import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.LeaveRecord;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The control topic as one command uses it: read up to its end before anything is decided, written only by commands
@@ -17,7 +19,11 @@ import io.github.incrementalrebalance.control.LeaveRecord;
  */
 final class ControlSession implements AutoCloseable {
 
-	static final Duration TIMEOUT = Duration.ofSeconds(30);
+	/**
+	 * How many of the control topic's timeouts reading it to its end may take: a request for its end, the fetches, a
+	 * request for the reader's position.
+	 */
+	private static final int READ_REQUESTS = 3;
 
 	private final Map<String, Object> config;
 
@@ -37,21 +43,26 @@ final class ControlSession implements AutoCloseable {
 	 * Read the control topic of a group up to its end.
 	 * @param connection where the group is
 	 * @return the session
-	 * @throws Unavailable when the config cannot be read or the topic not read within {@link #TIMEOUT}
+	 * @throws Unavailable when the config cannot be read or the topic not read within three of the control topic's
+	 * timeouts ({@value LearnerConfig#CONTROL_TOPIC_TIMEOUT_MS_CONFIG}, 30 s by default)
 	 */
 	static ControlSession open(ConnectionOptions connection) {
 		Map<String, Object> config;
+		Duration readWithin;
 		try {
 			config = connection.clientConfig();
+			readWithin = new LearnerConfig(config).controlTopicTimeout().multipliedBy(READ_REQUESTS);
 		}
-		catch (IOException ex) {
+		catch (IOException | ConfigException ex) {
 			throw new Unavailable("cannot read --command-config " + connection.commandConfig + ": " + ex.getMessage());
 		}
 		ControlSession session = new ControlSession(config, connection.controlTopic());
 		session.reader.start();
-		if (!session.reader.awaitCaughtUp(TIMEOUT)) {
+		if (!session.reader.awaitCaughtUp(readWithin)) {
 			session.close();
-			throw new Unavailable("could not read control topic " + connection.controlTopic() + " within " + TIMEOUT
+			throw new Unavailable("could not read control topic " + connection.controlTopic() + " within " + readWithin
+					+ " (" + READ_REQUESTS + " times " + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG
+					+ ", which --command-config may set)"
 					+ session.reader.problem().map((problem) -> ": " + problem).orElse(""));
 		}
 		return session;

@@ -1,7 +1,9 @@
 package io.github.incrementalrebalance.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -54,6 +56,27 @@ class RebalanceCliTests {
 				this.directory.resolve("missing.properties").toString());
 		assertThat(run.status()).isEqualTo(3);
 		assertThat(run.err()).contains("error: cannot read --command-config").contains("missing.properties");
+	}
+
+	@Test
+	void aClusterThatDoesNotAnswerExitsWithThreeAfterThreeOfTheControlTopicsTimeouts() throws IOException {
+		Path config = Files.writeString(this.directory.resolve("client.properties"),
+				"incremental.rebalance.control.topic.timeout.ms=1000\n");
+		long started = System.nanoTime();
+		Run run = run("list", "--bootstrap-servers", "127.0.0.1:9", "--application-id", "a", "--command-config",
+				config.toString());
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		assertThat(run.status()).isEqualTo(3);
+		assertThat(run.err()).contains("error: could not read control topic a-rebalance-control within PT3S (3 times "
+				+ "incremental.rebalance.control.topic.timeout.ms, which --command-config may set)");
+		assertThat(took).as("the default's 30 s not waited").isLessThan(Duration.ofSeconds(25));
+
+		Files.writeString(config, "incremental.rebalance.control.topic.timeout.ms=soon\n");
+		Run bad = run("list", "--bootstrap-servers", "127.0.0.1:9", "--application-id", "a", "--command-config",
+				config.toString());
+		assertThat(bad.status()).isEqualTo(3);
+		assertThat(bad.err()).contains("cannot read --command-config " + config)
+			.contains("incremental.rebalance.control.topic.timeout.ms");
 	}
 
 	@Test
