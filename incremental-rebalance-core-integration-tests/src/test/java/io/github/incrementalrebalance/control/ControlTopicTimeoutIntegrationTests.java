@@ -6,10 +6,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlTopicProbe.Described;
 import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.TestTags;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,9 +24,10 @@ import static org.awaitility.Awaitility.await;
  * How long the cluster may take to answer a question about the control topic is the application's setting
  * ({@value LearnerConfig#CONTROL_TOPIC_TIMEOUT_MS_CONFIG}), not a bound of the library's: on a link that delivers every
  * byte of the control topic's admin clients 1.5 s late, so that each description of the topic takes at least 6 s, a
- * probe on the default (10 s) keeps describing the topic and reports nothing wrong, where the fixed 5 s this setting
- * replaced reported the topic unreadable and refused every leave; a reader whose application allows 2 s says the
- * topic cannot be read and names the setting. Both side by side, on one broker, behind a real TCP proxy.
+ * probe on the default (10 s) keeps describing the topic and reports nothing wrong (it warns that the cluster comes
+ * close to its timeout), where the fixed 5 s this setting replaced reported the topic unreadable and refused every
+ * leave; a reader whose application allows 2 s says the topic cannot be read and names the setting. Both side by
+ * side, on one broker, behind a real TCP proxy.
  */
 @Tag(TestTags.BROKER)
 class ControlTopicTimeoutIntegrationTests {
@@ -46,7 +49,8 @@ class ControlTopicTimeoutIntegrationTests {
 		Map<String, Object> tight = application("slow-tight",
 				Map.of(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, Duration.ofSeconds(2).toMillis()));
 		try (ControlTopicProbe probe = new ControlTopicProbe(topic, onDefault::admin, Duration.ofSeconds(1),
-				onDefault.timeout()); ControlTopicReader reader = new ControlTopicReader(tight, topic)) {
+				onDefault.timeout()); ControlTopicReader reader = new ControlTopicReader(tight, topic);
+				LogCapture log = LogCapture.of(ControlTopicProbe.class)) {
 			probe.start();
 			reader.start();
 			assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
@@ -72,6 +76,10 @@ class ControlTopicTimeoutIntegrationTests {
 				assertThat(twoAnswers).as("two answers and the probe's two pauses of 1 s: one answer at least took "
 						+ "longer than the fixed 5 s this setting replaced").isGreaterThan(Duration.ofSeconds(12));
 				assertThat(problemsOnDefault).as("problems the probe on the default reported").isEmpty();
+				assertThat(log.messages(Level.WARN)).as("the probe on the default, warning that 6 s is close to 10 s")
+					.anySatisfy((warning) -> assertThat(warning).startsWith("The cluster took PT")
+						.contains("of the PT10S allowed (incremental.rebalance.control.topic.timeout.ms) to describe "
+								+ "control topic slow-control"));
 				assertThat(reader.problem()).hasValueSatisfying((problem) -> assertThat(problem)
 					.isEqualTo("control topic slow-control cannot be read: the cluster did not describe it within PT2S "
 							+ "(incremental.rebalance.control.topic.timeout.ms)"));

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.control;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -47,6 +48,9 @@ final class ControlTopicProbe implements AutoCloseable {
 
 	/** How many times the cluster described the topic; only the probe's thread counts. */
 	private long answers;
+
+	/** Whether the last answer took more than half the timeout; the probe's thread only. */
+	private boolean slow;
 
 	private ScheduledExecutorService executor;
 
@@ -100,6 +104,7 @@ final class ControlTopicProbe implements AutoCloseable {
 			if (this.admin == null) {
 				this.admin = this.admins.get();
 			}
+			long asked = System.nanoTime();
 			// the admin gives up at the same time, so that a slow cluster does not pile up the requests of every probe
 			TopicDescription description = this.admin
 				.describeTopics(List.of(this.topic), new DescribeTopicsOptions().timeoutMs((int) this.timeout.toMillis()))
@@ -110,6 +115,7 @@ final class ControlTopicProbe implements AutoCloseable {
 			if (this.problem.getAndSet(null) != null) {
 				logger.info("Control topic {} is there again", this.topic);
 			}
+			tookAnswering(Duration.ofNanos(System.nanoTime() - asked).truncatedTo(ChronoUnit.MILLIS));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -152,6 +158,22 @@ final class ControlTopicProbe implements AutoCloseable {
 					+ ")";
 		}
 		return String.valueOf(failure);
+	}
+
+	/**
+	 * Say when the cluster comes close to the timeout, before it passes it and the topic counts as unreadable.
+	 */
+	private void tookAnswering(Duration took) {
+		boolean slowNow = took.compareTo(this.timeout.dividedBy(2)) > 0;
+		if (slowNow && !this.slow) {
+			logger.warn("The cluster took {} of the {} allowed ({}) to describe control topic {}: past that the topic "
+					+ "counts as unreadable and leaves are refused; raise the setting if the cluster is only slow", took,
+					this.timeout, LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, this.topic);
+		}
+		else if (!slowNow && this.slow) {
+			logger.info("The cluster describes control topic {} within half its timeout again ({})", this.topic, took);
+		}
+		this.slow = slowNow;
 	}
 
 	private void reportUnanswered() {
