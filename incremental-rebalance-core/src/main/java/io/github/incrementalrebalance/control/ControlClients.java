@@ -81,7 +81,7 @@ public final class ControlClients {
 		}
 		this.streamsConfig = Map.copyOf(withoutNulls(streamsConfig));
 		this.clientIdPrefix = clientIdPrefix;
-		this.timeout = new LearnerConfig(streamsConfig).controlTopicTimeout();
+		this.timeout = new LearnerConfig(this.streamsConfig).controlTopicTimeout();
 	}
 
 	/**

@@ -99,6 +99,10 @@ class ControlClientsTests {
 			.containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000L)
 			.containsEntry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000)
 			.containsEntry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+		Map<String, Object> unset = new HashMap<>();
+		unset.put(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, null);
+		assertThat(clients(unset).timeout()).as("a key given as null, as any other client setting: the default")
+			.isEqualTo(LearnerConfig.DEFAULT_CONTROL_TOPIC_TIMEOUT);
 		ControlClients slow = clients(Map.of(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, "25000"));
 		assertThat(slow.timeout()).isEqualTo(Duration.ofSeconds(25));
 		assertThat(slow.producerConfig()).as("a producer gives a record three of its requests")
