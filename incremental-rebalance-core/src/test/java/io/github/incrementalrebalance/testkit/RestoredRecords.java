@@ -29,6 +29,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	private final Set<TaskId> promoted = ConcurrentHashMap.newKeySet();
 
+	private final Set<TaskId> restoresBegun = ConcurrentHashMap.newKeySet();
+
 	private final Map<TaskId, List<Loaded>> standbyBatches = new ConcurrentHashMap<>();
 
 	RestoredRecords(StoreTasks storeTasks) {
@@ -62,6 +64,16 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	}
 
 	/**
+	 * Tasks that began restoring records into an active task here (a start with nothing to restore, as on an empty
+	 * changelog, does not count): from then on the records of that restore are counted, however fast it goes, so a
+	 * test can let a throttled restore run free once a moved task has begun it.
+	 * @return the tasks
+	 */
+	public Set<TaskId> restoresBegun() {
+		return Set.copyOf(this.restoresBegun);
+	}
+
+	/**
 	 * Tasks whose standby on this instance became the active task.
 	 * @return the promoted tasks
 	 */
@@ -88,6 +100,9 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	@Override
 	public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
+		if (endingOffset > startingOffset) {
+			this.storeTasks.taskOf(storeName, partition).ifPresent(this.restoresBegun::add);
+		}
 	}
 
 	@Override
