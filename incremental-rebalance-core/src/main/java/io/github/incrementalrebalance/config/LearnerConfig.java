@@ -102,6 +102,15 @@ public final class LearnerConfig extends AbstractConfig {
 	public static final String TASK_WEIGHT_CONFIG = "incremental.rebalance.task.weight";
 
 	/**
+	 * How long the group leader waits for the changelogs' offsets when tasks weigh their state: the rebalance waits
+	 * for them, and a round whose offsets came too late weighs every task one (with a WARN and a health detail).
+	 */
+	public static final String TASK_WEIGHT_TIMEOUT_MS_CONFIG = "incremental.rebalance.task.weight.timeout.ms";
+
+	/** The default of {@value #TASK_WEIGHT_TIMEOUT_MS_CONFIG}. */
+	public static final Duration DEFAULT_TASK_WEIGHT_TIMEOUT = Duration.ofSeconds(5);
+
+	/**
 	 * How long a leave waits for the group to answer it (a plan that acknowledges it; after a rebalance, a plan of that
 	 * generation) before it says it waits; unset means the group's rebalance timeout, the main consumer's
 	 * {@code max.poll.interval.ms}.
@@ -213,6 +222,12 @@ public final class LearnerConfig extends AbstractConfig {
 						+ "stateful task weighs the records in its changelogs (from start to end offset, at least one), "
 						+ "read by the group leader each rebalance, and the factor applies to records per thread, so one "
 						+ "member does not end up with all the big stores. Stateless tasks weigh one either way.")
+		.define(TASK_WEIGHT_TIMEOUT_MS_CONFIG, Type.LONG, DEFAULT_TASK_WEIGHT_TIMEOUT.toMillis(),
+				ConfigDef.Range.between(1, Integer.MAX_VALUE), Importance.LOW,
+				"With task.weight=state-size, how long the group leader waits for the changelogs' start and end "
+						+ "offsets each rebalance; every member's rebalance waits for them, and a round whose offsets "
+						+ "came too late weighs every task one (WARN, health). Raise it for a cluster that answers "
+						+ "offset requests slowly, lower it to bound how long a slow cluster holds a rebalance.")
 		.define(LEAVE_RECORD_RETENTION_MS_CONFIG, Type.LONG, DEFAULT_LEAVE_RECORD_RETENTION.toMillis(),
 				ConfigDef.Range.atLeast(1), Importance.LOW,
 				"How long the leader keeps a leave record once the member start it names is no longer in the group "
@@ -426,6 +441,10 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public TaskWeight taskWeight() {
 		return TaskWeight.valueOf(getString(TASK_WEIGHT_CONFIG).toUpperCase(Locale.ROOT).replace('-', '_'));
+	}
+
+	public Duration taskWeightTimeout() {
+		return Duration.ofMillis(getLong(TASK_WEIGHT_TIMEOUT_MS_CONFIG));
 	}
 
 	public Duration learnerProbeInterval() {

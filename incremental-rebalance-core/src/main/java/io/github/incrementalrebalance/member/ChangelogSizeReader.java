@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.incrementalrebalance.assignor.ChangelogSizes;
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlClients;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -19,29 +20,32 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Reads changelog sizes with an admin client of its own, made when the member first leads a rebalance that weighs
- * by state size: members that never lead never open it.
+ * by state size: members that never lead never open it. Called by the stream thread that leads the rebalance (the
+ * assignor's), closed by the member's close; both are serialized here.
  */
 final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 
-	/**
-	 * The rebalance waits for this read: a slow broker costs a round weighed by count (with a WARN), not a stalled
-	 * rebalance.
-	 */
-	static final Duration TIMEOUT = Duration.ofSeconds(5);
-
 	private final ControlClients clients;
+
+	/**
+	 * Every member's rebalance waits for this read: a slow cluster costs a round weighed by count (with a WARN), not a
+	 * stalled rebalance.
+	 */
+	private final Duration timeout;
 
 	private Admin admin;
 
-	ChangelogSizeReader(ControlClients clients) {
+	ChangelogSizeReader(ControlClients clients, Duration timeout) {
 		this.clients = clients;
+		this.timeout = timeout;
 	}
 
 	/**
 	 * A reader with clients of its own, made from the member's Kafka Streams config.
 	 */
 	static ChangelogSizeReader of(MemberContext context) {
-		return new ChangelogSizeReader(ControlClients.ofChangelogSizes(context.streamsConfig()));
+		return new ChangelogSizeReader(ControlClients.ofChangelogSizes(context.streamsConfig()),
+				context.config().taskWeightTimeout());
 	}
 
 	@Override
@@ -52,7 +56,7 @@ final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 		if (this.admin == null) {
 			this.admin = this.clients.admin();
 		}
-		ListOffsetsOptions options = new ListOffsetsOptions().timeoutMs((int) TIMEOUT.toMillis());
+		ListOffsetsOptions options = new ListOffsetsOptions().timeoutMs((int) this.timeout.toMillis());
 		Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
 		Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
 		partitions.forEach((partition) -> {
@@ -62,8 +66,9 @@ final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 		ListOffsetsResult starts = this.admin.listOffsets(earliest, options);
 		ListOffsetsResult ends = this.admin.listOffsets(latest, options);
 		try {
-			long deadline = System.nanoTime() + TIMEOUT.toNanos();
-			Map<TopicPartition, ListOffsetsResultInfo> start = starts.all().get(TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+			long deadline = System.nanoTime() + this.timeout.toNanos();
+			Map<TopicPartition, ListOffsetsResultInfo> start = starts.all()
+				.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
 			Map<TopicPartition, ListOffsetsResultInfo> end = ends.all()
 				.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			Map<TopicPartition, Long> records = new HashMap<>();
@@ -76,11 +81,19 @@ final class ChangelogSizeReader implements ChangelogSizes, AutoCloseable {
 			throw new IllegalStateException("interrupted while reading changelog offsets", ex);
 		}
 		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+				throw tooLate(ex.getCause());
+			}
 			throw new IllegalStateException("changelog offsets could not be read: " + ex.getCause(), ex.getCause());
 		}
 		catch (TimeoutException ex) {
-			throw new IllegalStateException("changelog offsets were not read within " + TIMEOUT.toMillis() + " ms", ex);
+			throw tooLate(ex);
 		}
+	}
+
+	private IllegalStateException tooLate(Throwable cause) {
+		return new IllegalStateException("the cluster did not answer for the changelogs' offsets within " + this.timeout
+				+ " (" + LearnerConfig.TASK_WEIGHT_TIMEOUT_MS_CONFIG + ")", cause);
 	}
 
 	@Override

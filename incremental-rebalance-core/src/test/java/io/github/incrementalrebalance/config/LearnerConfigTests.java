@@ -22,6 +22,22 @@ class LearnerConfigTests {
 		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.CONSERVATIVE);
 		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(30));
 		assertThat(config.leaveOnClose()).isTrue();
+		assertThat(config.controlTopicTimeout()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(config.taskWeightTimeout()).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void taskWeightTimeoutIsTheApplicationsAndRefusesWhatAnOffsetRequestCannotTake() {
+		assertThat(new LearnerConfig(Map.of("incremental.rebalance.task.weight.timeout.ms", "20000")).taskWeightTimeout())
+			.isEqualTo(Duration.ofSeconds(20));
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.task.weight.timeout.ms", "0")))
+			.withMessageContaining("incremental.rebalance.task.weight.timeout.ms")
+			.withMessageContaining("Value must be at least 1");
+		assertThatExceptionOfType(ConfigException.class)
+			.isThrownBy(() -> new LearnerConfig(
+					Map.of("incremental.rebalance.task.weight.timeout.ms", String.valueOf(1L + Integer.MAX_VALUE))))
+			.withMessageContaining("no more than " + Integer.MAX_VALUE);
 	}
 
 	@Test

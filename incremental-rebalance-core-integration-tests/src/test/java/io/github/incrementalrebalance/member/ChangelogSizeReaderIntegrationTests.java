@@ -1,0 +1,85 @@
+package io.github.incrementalrebalance.member;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlClients;
+import io.github.incrementalrebalance.testkit.FaultProxy;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * How long the group leader waits for the changelogs' offsets when tasks weigh their state is the application's
+ * setting ({@value LearnerConfig#TASK_WEIGHT_TIMEOUT_MS_CONFIG}), not a bound of the library's: on a link that
+ * delivers every byte of the leader's size reader 1 s late, a reader on the default (5 s) says the cluster did not
+ * answer in time and names the setting, so the round weighs every task one; a reader whose application allows a minute
+ * reads the sizes. Both side by side, on one broker, behind a real TCP proxy.
+ */
+@Tag(TestTags.BROKER)
+class ChangelogSizeReaderIntegrationTests {
+
+	private static final String CHANGELOG = "sizes-app-counts-changelog";
+
+	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
+
+	@RegisterExtension
+	static final KafkaBroker broker = KafkaBroker.withFaultProxy();
+
+	@Test
+	void aSlowClusterIsGivenTheApplicationsTimeoutToAnswerForTheChangelogs() {
+		broker.createTopics(2, CHANGELOG);
+		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), CHANGELOG)) {
+			for (int key = 0; key < 30; key++) {
+				producer.send(key % 2, "k" + key, "v");
+			}
+			producer.flush();
+		}
+		TopicPartition first = new TopicPartition(CHANGELOG, 0);
+		TopicPartition second = new TopicPartition(CHANGELOG, 1);
+		Set<TopicPartition> partitions = Set.of(first, second);
+		ChangelogSizeReader onDefault = reader("sizes-default", Map.of());
+		ChangelogSizeReader patient = reader("sizes-patient",
+				Map.of(LearnerConfig.TASK_WEIGHT_TIMEOUT_MS_CONFIG, Duration.ofMinutes(1).toMillis()));
+		try (onDefault; patient;
+				FaultProxy.Fault slow = broker.proxy()
+					.delay((clientId) -> clientId.startsWith("sizes-") && clientId.endsWith("-rebalance-sizes-admin"),
+							SLOW_LINK)) {
+			long start = System.nanoTime();
+			assertThatIllegalStateException().isThrownBy(() -> onDefault.records(partitions))
+				.withMessage("the cluster did not answer for the changelogs' offsets within PT5S "
+						+ "(incremental.rebalance.task.weight.timeout.ms)");
+			Duration refusedAfter = Duration.ofNanos(System.nanoTime() - start);
+
+			start = System.nanoTime();
+			Map<TopicPartition, Long> sizes = patient.records(partitions);
+			Duration readIn = Duration.ofNanos(System.nanoTime() - start);
+
+			System.out.printf("Changelog sizes through a link 1 s slow each way: refused after %d ms on the default, "
+					+ "read in %d ms with a minute allowed%n", refusedAfter.toMillis(), readIn.toMillis());
+			assertThat(refusedAfter).as("the default waited its 5 s").isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+			assertThat(sizes).isEqualTo(Map.of(first, 15L, second, 15L));
+			assertThat(readIn).as("longer than the default allows: the setting is what read them")
+				.isGreaterThan(LearnerConfig.DEFAULT_TASK_WEIGHT_TIMEOUT);
+		}
+	}
+
+	private static ChangelogSizeReader reader(String applicationId, Map<String, Object> settings) {
+		Map<String, Object> config = new HashMap<>(settings);
+		config.put("application.id", applicationId);
+		config.put("bootstrap.servers", broker.proxiedBootstrapServers());
+		return new ChangelogSizeReader(ControlClients.ofChangelogSizes(config),
+				new LearnerConfig(config).taskWeightTimeout());
+	}
+
+}
