@@ -58,6 +58,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * tasks per thread, as in Kafka) or 'state-size' (a stateful task weighs the records in its changelogs, read by the
  * group leader each rebalance: the factor applies to records per thread, so one instance does not end up with all
  * the big stores).
+ * @param taskWeightTimeout With 'state-size' task weights, how long the group leader waits for the changelogs' start
+ * and end offsets each rebalance: every instance's rebalance waits for them, and a round whose offsets came too late
+ * weighs every task one (a WARN, health's 'taskWeight'). Raise it for a cluster that answers offset requests slowly,
+ * lower it to bound how long a slow cluster holds a rebalance.
  * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
  * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
  * Streams to close.
@@ -83,7 +87,8 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
 		@Nullable Duration controlTopicTimeout,
 		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
-		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration leaveAcknowledgementTimeout,
+		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
+		@Nullable Duration leaveAcknowledgementTimeout,
 		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
 		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout) {
 
@@ -109,6 +114,10 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (controlTopicTimeout != null
 				&& (controlTopicTimeout.toMillis() < 1 || controlTopicTimeout.toMillis() > Integer.MAX_VALUE)) {
 			throw invalid("control-topic-timeout", controlTopicTimeout, "a duration of 1ms to 24d");
+		}
+		if (taskWeightTimeout != null
+				&& (taskWeightTimeout.toMillis() < 1 || taskWeightTimeout.toMillis() > Integer.MAX_VALUE)) {
+			throw invalid("task-weight-timeout", taskWeightTimeout, "a duration of 1ms to 24d");
 		}
 		if (warmReadinessTimeout != null && warmReadinessTimeout.toMillis() < 1) {
 			throw invalid("warm-readiness-timeout", warmReadinessTimeout, "a duration of at least 1ms");
@@ -178,6 +187,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.taskWeight != null) {
 			keys.put(LearnerConfig.TASK_WEIGHT_CONFIG, this.taskWeight.value());
+		}
+		if (this.taskWeightTimeout != null) {
+			keys.put(LearnerConfig.TASK_WEIGHT_TIMEOUT_MS_CONFIG, this.taskWeightTimeout.toMillis());
 		}
 		if (this.leaveAcknowledgementTimeout != null) {
 			keys.put(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, this.leaveAcknowledgementTimeout.toMillis());

@@ -35,6 +35,7 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.leave-on-close",
 				"incremental-rebalance.on-drained", "incremental-rebalance.drain-on-shutdown",
 				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight",
+				"incremental-rebalance.task-weight-timeout",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
 				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.warm-readiness",
 				"incremental-rebalance.warm-readiness-timeout");
@@ -53,6 +54,8 @@ class ConfigurationMetadataTests {
 		assertThat(properties.get("incremental-rebalance.drain-stall-timeout").get("defaultValue").asString()).isEqualTo("5m");
 		assertThat(properties.get("incremental-rebalance.control-topic-timeout").get("defaultValue").asString())
 			.isEqualTo("10s");
+		assertThat(properties.get("incremental-rebalance.task-weight-timeout").get("defaultValue").asString())
+			.isEqualTo("5s");
 	}
 
 }

@@ -136,7 +136,8 @@ class IncrementalRebalanceAutoConfigurationTests {
 					"incremental-rebalance.balancing-factor=1.5", "incremental-rebalance.learner-rebalance=eager",
 					"incremental-rebalance.learner-probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
 					"incremental-rebalance.progress-interval=5s", "incremental-rebalance.control-topic=ops-control",
-					"incremental-rebalance.control-topic-create=false", "incremental-rebalance.control-topic-timeout=30s")
+					"incremental-rebalance.control-topic-create=false", "incremental-rebalance.control-topic-timeout=30s",
+					"incremental-rebalance.task-weight=state-size", "incremental-rebalance.task-weight-timeout=20s")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("stream.rebalancing.mode", "upgrading")
 				.containsEntry("scale.down.timeout.ms", 90_000L)
@@ -148,6 +149,8 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.containsEntry("incremental.rebalance.control.topic", "ops-control")
 				.containsEntry("incremental.rebalance.control.topic.create", false)
 				.containsEntry("incremental.rebalance.control.topic.timeout.ms", 30_000L)
+				.containsEntry("incremental.rebalance.task.weight", "state-size")
+				.containsEntry("incremental.rebalance.task.weight.timeout.ms", 20_000L)
 				.doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG));
 	}
 
@@ -191,6 +194,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("incremental-rebalance.control-topic-timeout is PT0S: use a duration of 1ms to 24d"));
+	}
+
+	@Test
+	void taskWeightTimeoutLongerThanAnOffsetRequestMayWaitStopsStartUpNamingWhatIsAccepted() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.task-weight-timeout=30d")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental-rebalance.task-weight-timeout is PT720H: use a duration of 1ms to 24d"));
 	}
 
 	@Test
