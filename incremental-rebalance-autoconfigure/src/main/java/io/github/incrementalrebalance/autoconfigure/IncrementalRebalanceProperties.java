@@ -43,7 +43,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param controlTopicTimeout How long the cluster may take to answer one request about the control topic: a
  * description of the topic or a request for its end (unanswered, the topic is reported unreadable in the log and
  * health, and leaves are refused until it answers), a write (unanswered, its outcome is unknown), the check of the
- * topic at start (tried again). Raise it for a cluster that answers metadata requests slowly; a cut from the cluster
+ * topic at start (tried again); also how long a start waits for the topic to be read before Kafka Streams start
+ * without it. Raise it for a cluster that answers metadata requests slowly; a cut from the cluster
  * is seen this long after it begins, at most 5 seconds more.
  * @param leaveOnClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
  * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka

@@ -59,7 +59,8 @@ public final class LearnerConfig extends AbstractConfig {
 	/**
 	 * How long the cluster may take to answer one request about the control topic before the library says it did
 	 * not: a description of the topic or a request for its end (the topic is then reported unreadable, and leaves
-	 * refused until it answers), a write (its outcome is then unknown), the check of the topic at start (tried again).
+	 * refused until it answers), a write (its outcome is then unknown), the check of the topic at start (tried again);
+	 * also how long a member's start waits for the topic to be read before Kafka Streams start without it.
 	 */
 	public static final String CONTROL_TOPIC_TIMEOUT_MS_CONFIG = "incremental.rebalance.control.topic.timeout.ms";
 
@@ -155,7 +156,8 @@ public final class LearnerConfig extends AbstractConfig {
 				"How long the cluster may take to answer one request about the control topic: a description of "
 						+ "the topic or a request for its end (unanswered, the topic is reported unreadable and leaves "
 						+ "are refused until it answers), a write (unanswered, its outcome is unknown), the check of "
-						+ "the topic at start (tried again). Raise it for a cluster that answers metadata requests "
+						+ "the topic at start (tried again); also how long a start waits for the topic to be read "
+						+ "before Kafka Streams start without it. Raise it for a cluster that answers metadata requests "
 						+ "slowly; a cut from the cluster is seen this long after it begins, at most 5 s more.")
 		.define(LEAVE_ON_CLOSE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM,
 				"true: every close of a dynamic member sends a LeaveGroup, so its tasks move within a heartbeat instead "

@@ -45,9 +45,6 @@ public final class MemberRuntime implements AutoCloseable {
 
 	private static final AtomicBoolean LEAVE_PATH_LOGGED = new AtomicBoolean();
 
-	/** How long a start waits for the control topic to be read before Kafka Streams start anyway. */
-	static final Duration START_WAIT = Duration.ofSeconds(10);
-
 	private final MemberContext context;
 
 	private final ChangelogSizeReader changelogSizes;
@@ -210,16 +207,19 @@ public final class MemberRuntime implements AutoCloseable {
 
 	/**
 	 * Start watching the member; call before {@code KafkaStreams.start()}. The control topic is opened in the background
-	 * ({@link ControlTopicLifecycle}); this waits up to {@link #START_WAIT} for it to be read to its end, so that the
-	 * first assignment knows the leave requests when the cluster is there.
+	 * ({@link ControlTopicLifecycle}); this waits up to the control topic's timeout for it to be read to its end, so
+	 * that the first assignment knows the leave requests when the cluster is there, and a slow cluster the application
+	 * allows for is waited for as long as it allows.
 	 */
 	public void start() {
 		startChecks();
+		Duration wait = this.context.config().controlTopicTimeout();
 		// not holding this runtime's lock: the control topic is opened under it
-		if (!this.context.reader().awaitCaughtUp(START_WAIT)) {
-			logger.warn("Control topic {} not read within {} ({}): Kafka Streams start meanwhile; until it is read "
+		if (!this.context.reader().awaitCaughtUp(wait)) {
+			logger.warn("Control topic {} not read within {} ({}, {}): Kafka Streams start meanwhile; until it is read "
 					+ "the group runs Kafka's assignment, without learners, and a leave is refused (health is DOWN)",
-					this.context.controlTopic(), START_WAIT, controlTopicProblem().orElse("still reading"));
+					this.context.controlTopic(), wait, LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG,
+					controlTopicProblem().orElse("still reading"));
 		}
 	}
 
