@@ -37,6 +37,8 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -176,34 +178,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 					"conservative"));
 	}
 
-	@Test
-	void invalidPropertyStopsStartUpNamingIt() {
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			balancing-factor=0.5 | incremental-rebalance.balancing-factor is 0.5: use a number of at least 1
+			control-topic-timeout=0s | incremental-rebalance.control-topic-timeout is PT0S: use a duration of 1ms to 24d
+			task-weight-timeout=30d | incremental-rebalance.task-weight-timeout is PT720H: use a duration of 1ms to 24d
+			""")
+	void invalidPropertyStopsStartUpNamingItAndWhatIsAccepted(String setting, String message) {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.balancing-factor=0.5")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("incremental-rebalance.balancing-factor is 0.5: use a number of at least 1"));
-	}
-
-	@Test
-	void controlTopicTimeoutOfNothingStopsStartUpNamingWhatIsAccepted() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.control-topic-timeout=0s")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("incremental-rebalance.control-topic-timeout is PT0S: use a duration of 1ms to 24d"));
-	}
-
-	@Test
-	void taskWeightTimeoutLongerThanAnOffsetRequestMayWaitStopsStartUpNamingWhatIsAccepted() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.task-weight-timeout=30d")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("incremental-rebalance.task-weight-timeout is PT720H: use a duration of 1ms to 24d"));
+			.withPropertyValues("incremental-rebalance." + setting)
+			.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(message));
 	}
 
 	@Test
