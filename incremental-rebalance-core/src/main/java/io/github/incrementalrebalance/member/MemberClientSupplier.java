@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.member;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -37,6 +38,8 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 	private final LeaveOnClose leaveOnClose;
 
 	private final ClientCapabilities capabilities;
+
+	private volatile BooleanSupplier staticMemberKnown = () -> false;
 
 	/**
 	 * A supplier whose clients are Kafka's defaults.
@@ -90,6 +93,15 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 		return this.membership;
 	}
 
+	/**
+	 * Tell whether the group still holds this instance as a static member, whose first join is then a restart in its
+	 * place that starts no round and is not announced.
+	 * @param known true while the group holds the instance
+	 */
+	void staticMemberKnownWhen(BooleanSupplier known) {
+		this.staticMemberKnown = known;
+	}
+
 	@Override
 	public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
 		Map<String, Object> consumerConfig = config;
@@ -100,7 +112,7 @@ public final class MemberClientSupplier extends ForwardingClientSupplier {
 		boolean staticMember = config.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) != null;
 		this.rebalanceTrigger.spaceOwnRounds(LearnerConfig.heartbeatInterval(config));
 		return new MemberConsumer(delegate().getConsumer(consumerConfig), this.rebalanceTrigger, this.leaveOnClose,
-				staticMember, this.membership);
+				staticMember ? this.staticMemberKnown : null, this.membership);
 	}
 
 }

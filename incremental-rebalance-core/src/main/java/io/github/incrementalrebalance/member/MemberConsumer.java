@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -18,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The main consumer of one stream thread: takes rebalance requests inside its own {@code poll()} and closes with an
- * explicit group membership operation.
+ * The main consumer of one stream thread: takes rebalance requests inside its own {@code poll()}, joins every round
+ * its instance begins ({@link InstanceRound}), and closes with an explicit group membership operation.
  */
 final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
@@ -42,6 +43,9 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	private final boolean staticMember;
 
+	/** For a static member, whether the group still holds it; null for a dynamic one. */
+	private final BooleanSupplier staticMemberKnown;
+
 	private final GroupMembership membership;
 
 	/** Set before the consumer closes: partitions revoked then are not handed over in a next round. */
@@ -60,12 +64,22 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 	/** Whether this consumer's first join was announced, or needs no announcement; only touched in poll. */
 	private boolean firstJoinSeen;
 
+	/** The newest generation this consumer completed; only touched on its thread. */
+	private int completedGeneration = -1;
+
+	/** The sequence of the last {@link InstanceRound} this consumer joined or let pass; only touched on its thread. */
+	private long roundJoined;
+
+	/**
+	 * @param staticMemberKnown for a static member, whether the group still holds it; null for a dynamic member
+	 */
 	MemberConsumer(Consumer<byte[], byte[]> delegate, RebalanceTrigger trigger, LeaveOnClose leaveOnClose,
-			boolean staticMember, GroupMembership membership) {
+			BooleanSupplier staticMemberKnown, GroupMembership membership) {
 		super(delegate);
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
-		this.staticMember = staticMember;
+		this.staticMember = staticMemberKnown != null;
+		this.staticMemberKnown = staticMemberKnown;
 		this.membership = membership;
 		membership.consumerOpened();
 	}
@@ -76,7 +90,10 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 		if (request != null) {
 			logger.info("Enforcing a rebalance: {}", request.reason());
 			delegate().enforceRebalance(request.reason());
-			this.trigger.enforced(request);
+			this.roundJoined = this.trigger.enforced(request).sequence();
+		}
+		else {
+			joinInstanceRound();
 		}
 		ConsumerRecords<byte[], byte[]> records;
 		POLLING.set(this);
@@ -114,9 +131,29 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 	}
 
 	/**
+	 * Join the round another consumer of this instance began, once this one completed the generation it began after.
+	 */
+	private void joinInstanceRound() {
+		if (this.closing) {
+			return;
+		}
+		InstanceRound round = this.trigger.round();
+		switch (round.stepFor(this.roundJoined, this.completedGeneration)) {
+			case JOIN -> {
+				this.roundJoined = round.sequence();
+				logger.debug("Joining the instance's round: {}", round.reason());
+				delegate().enforceRebalance(round.reason());
+			}
+			case DONE -> this.roundJoined = round.sequence();
+			case WAIT -> {
+			}
+		}
+	}
+
+	/**
 	 * A new member's JoinGroup puts the group into a rebalance, which the other members join at their next heartbeat
-	 * unless told; told only while this instance completed no generation yet (a later consumer of a running instance
-	 * joins a round the others already know of).
+	 * unless told: the first consumers of an instance, or a stream thread added to a running one. A static member the
+	 * group still holds restarts in its place without a round, however long its join takes, and is not announced.
 	 */
 	private void announceFirstJoin() {
 		long now = System.nanoTime();
@@ -128,8 +165,9 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			return;
 		}
 		this.firstJoinSeen = true;
-		if (this.trigger.observedGeneration() < 0) {
-			this.trigger.joiningByItself("incremental-rebalance: a new member joins the group");
+		if (this.completedGeneration < 0 && !(this.staticMember && this.staticMemberKnown.getAsBoolean())) {
+			this.roundJoined = this.trigger.joiningByItself("incremental-rebalance: a new member joins the group")
+				.sequence();
 		}
 	}
 
@@ -143,7 +181,8 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 	public void enforceRebalance(String reason) {
 		delegate().enforceRebalance(reason);
 		if (!this.closing) {
-			this.trigger.joiningByItself("incremental-rebalance: Kafka Streams rejoins (" + reason + ")");
+			this.roundJoined = this.trigger.joiningByItself("incremental-rebalance: Kafka Streams rejoins (" + reason
+					+ ")").sequence();
 		}
 	}
 
@@ -183,10 +222,17 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 			this.revokedInThisRound = 0;
 			try {
 				int generation = delegate().groupMetadata().generationId();
+				MemberConsumer.this.completedGeneration = generation;
 				MemberConsumer.this.trigger.generationCompleted(generation);
 				if (revoked > 0) {
-					MemberConsumer.this.trigger.joiningByItself("incremental-rebalance: " + revoked
-							+ " partition(s) revoked in generation " + generation + " go to their new owners");
+					MemberConsumer.this.roundJoined = MemberConsumer.this.trigger.joiningByItself("incremental-rebalance: "
+							+ revoked + " partition(s) revoked in generation " + generation + " go to their new owners")
+						.sequence();
+				}
+				else {
+					// a round another consumer began while this one still completed its generation: rejoined now,
+					// within this poll, as the cooperative consumer does after a revoke
+					joinInstanceRound();
 				}
 			}
 			catch (RuntimeException ex) {

@@ -13,28 +13,19 @@ import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * Lets any thread ask for a rebalance of the group. Kafka Streams 4.1 has no public call for it, and a consumer
- * may only be touched by the stream thread that owns it, so a request is only recorded here; the first main
- * consumer of the instance that polls next takes it and calls {@code enforceRebalance} on its own thread.
+ * Lets any thread ask for a rebalance of the group. Kafka Streams has no public call for it, and a consumer may only
+ * be touched by the stream thread that owns it, so a request is only recorded here; the first main consumer of the
+ * instance that polls takes it and begins an {@link InstanceRound}, which every other main consumer of the instance
+ * (each a member of the group) joins at its next poll: a round completes only once all of them have joined.
  * <p>
- * Requests made before a consumer takes them coalesce into one rebalance: any member rejoining rebalances the whole
- * group, so one consumer per instance taking the request is enough.
+ * The other members learn of a round only at their next heartbeat, so one this instance begins for its own reasons
+ * ({@link #request}) or by itself is announced to them ({@link #addEnforcementListener}), and an announcement read from
+ * another member is followed ({@link #follow}) without being announced again.
  * <p>
- * The other members learn of a rebalance only at their next heartbeat, and until all have rejoined the rebalance holds
- * those that did. So a rebalance this instance starts for its own reasons ({@link #request}) is announced to the
- * others ({@link #addEnforcementListener}), and an announcement read from another member is followed
- * ({@link #follow}) without being announced again.
- * <p>
- * While a rebalance this instance joined is in flight, its own requests wait, and are dropped once that rebalance
- * completes: the assignment reads every member's state as of its join, so a cause that arose meanwhile is either in
- * it already (a learner that got ready before the join) or asked for again by whoever still needs it (the learner
- * watcher asks once per plan, a leave retries until a plan acknowledges it). Enforced at once, such a request would
- * start another rebalance right after this one, which every member pays for, and which holds a member that is just
- * closing after its hand-over until it left.
- * <p>
- * This instance's own rounds are spaced by the group's heartbeat interval ({@link #spaceOwnRounds}): a request made
- * sooner after the last one it enforced waits, merged with any that follow, so no cause can storm the group faster
- * than its members heartbeat. Every round it enforces or joins by itself is counted by {@link RebalanceCause}.
+ * While a round this instance joined is in flight, its own requests wait and are dropped once it completes: the
+ * assignment reads every member's state as of its join, and whoever still needs another round asks again (the learner
+ * watcher once per plan, a leave until a plan acknowledges it). Its own rounds are at least a heartbeat interval apart
+ * ({@link #spaceOwnRounds}), requests meanwhile merged. Rounds are counted once per instance, by {@link RebalanceCause}.
  */
 public final class RebalanceTrigger {
 
@@ -59,6 +50,8 @@ public final class RebalanceTrigger {
 	private final List<IntConsumer> generationListeners = new CopyOnWriteArrayList<>();
 
 	private final Map<RebalanceCause, AtomicLong> rounds = new EnumMap<>(RebalanceCause.class);
+
+	private final AtomicReference<InstanceRound> round = new AtomicReference<>(InstanceRound.NONE);
 
 	private final LongSupplier nanos;
 
@@ -243,37 +236,63 @@ public final class RebalanceTrigger {
 
 	/**
 	 * A main consumer joins the group by itself: after a rebalance that revoked some of its partitions (under the
-	 * cooperative protocol they reach their new owners only in the next round), or for the first time, as a new
-	 * member whose tasks the others would otherwise start to hand over only at their next heartbeat. Announced like a
-	 * request of this instance's own, so the others join that round at once, and a task moved one at a time (an eager
-	 * hand-over, a scale-up, a swap) does not stall for a heartbeat.
+	 * cooperative protocol they reach their new owners only in the next round), as a new member, or because Kafka
+	 * Streams rejoins. Unless it joins a round the instance began already, that begins one, announced like a request
+	 * of this instance's own, so that the instance's other consumers and the other members join it at once.
 	 * @param reason why, for the others' logs
+	 * @return the round the consumer joins
 	 */
-	void joiningByItself(String reason) {
-		this.joinedAfter = this.generation.get();
+	InstanceRound joiningByItself(String reason) {
+		int after = this.generation.get();
+		this.joinedAfter = after;
 		this.joiningSince = this.nanos.getAsLong() | 1;
+		InstanceRound current = this.round.get();
+		if (current.sequence() > 0 && current.after() >= after) {
+			return current;
+		}
+		InstanceRound begun = begin(reason);
 		this.rounds.get(RebalanceCause.JOIN).incrementAndGet();
 		for (Consumer<String> listener : this.enforcementListeners) {
 			listener.accept(reason);
 		}
+		return begun;
 	}
 
-	void enforced(Request request) {
+	/**
+	 * A consumer enforced a request it took.
+	 * @param request the request
+	 * @return the round it begins, which the instance's other consumers join
+	 */
+	InstanceRound enforced(Request request) {
 		long now = this.nanos.getAsLong();
 		this.joinedAfter = this.generation.get();
 		this.joiningSince = now | 1;
+		InstanceRound begun = begin(request.reason());
 		this.rounds.get(request.cause()).incrementAndGet();
 		if (request.cause() == RebalanceCause.FOLLOW) {
 			this.followed.incrementAndGet();
 		}
-		if (!request.announce()) {
-			return;
+		if (request.announce()) {
+			this.lastOwnRound = now | 1;
+			this.enforced.incrementAndGet();
+			for (Consumer<String> listener : this.enforcementListeners) {
+				listener.accept(request.reason());
+			}
 		}
-		this.lastOwnRound = now | 1;
-		this.enforced.incrementAndGet();
-		for (Consumer<String> listener : this.enforcementListeners) {
-			listener.accept(request.reason());
-		}
+		return begun;
+	}
+
+	/**
+	 * The latest round this instance began, which each of its main consumers joins.
+	 * @return the round, {@link InstanceRound#NONE} before the first
+	 */
+	InstanceRound round() {
+		return this.round.get();
+	}
+
+	private InstanceRound begin(String reason) {
+		int after = this.generation.get();
+		return this.round.updateAndGet((last) -> new InstanceRound(last.sequence() + 1, reason, after));
 	}
 
 	/**

@@ -49,6 +49,17 @@ final class RejoinCoordination {
 	}
 
 	/**
+	 * Whether the current plan holds a start of this instance: a static member restarting within its session is still
+	 * in the group, and the coordinator gives it its tasks back without a round, which announcing its join would
+	 * start.
+	 * @param self this start of the member
+	 * @return true when the leader's last plan has this instance id
+	 */
+	boolean inCurrentPlan(MemberIdentity self) {
+		return this.context.reader().plans().stream().anyMatch((plan) -> plan.instanceId().equals(self.instanceId()));
+	}
+
+	/**
 	 * Follow what another member announced: a rebalance it started, or its end after it left the group, unless this
 	 * member completed a rebalance since. Called on the control topic reader's thread: it only records a request.
 	 * @param record the record read

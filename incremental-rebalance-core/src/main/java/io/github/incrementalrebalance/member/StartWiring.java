@@ -51,6 +51,7 @@ final class StartWiring {
 			if (config.rejoinRequests()) {
 				trigger.addEnforcementListener((reason) -> rejoin.askOthers(this.identity, trigger, reason));
 			}
+			made.staticMemberKnownWhen(() -> rejoin.inCurrentPlan(this.identity));
 			this.clients = made;
 		}
 		return this.clients;

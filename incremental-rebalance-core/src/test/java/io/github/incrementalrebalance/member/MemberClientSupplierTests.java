@@ -6,11 +6,14 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -173,11 +176,19 @@ class MemberClientSupplierTests {
 			.isEqualTo(GroupMembershipOperation.LEAVE_GROUP);
 	}
 
+	/**
+	 * Each stream thread's main consumer is a member of the group, and a round completes only once all have joined
+	 * it: a request is taken by one and joined by every one, each on its own thread, not at its next heartbeat.
+	 */
 	@Test
-	void requestsBeforeAPollCoalesceIntoOneEnforcedRebalanceOnOneConsumer() {
-		Consumer<byte[], byte[]> first = this.supplier.getConsumer(dynamic());
-		Consumer<byte[], byte[]> second = this.supplier.getConsumer(dynamic());
+	void requestsBeforeAPollCoalesceIntoOneRoundThatEveryMainConsumerOfTheInstanceJoins() {
+		Consumer<byte[], byte[]> first = subscribedConsumer();
+		Consumer<byte[], byte[]> second = subscribedConsumer();
+		completeGeneration(0, 3);
+		completeGeneration(1, 3);
 		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		List<String> announced = new ArrayList<>();
+		trigger.addEnforcementListener(announced::add);
 		trigger.request("learner ready");
 		trigger.request("learner ready again");
 		assertThat(trigger.isPending()).isTrue();
@@ -186,10 +197,44 @@ class MemberClientSupplierTests {
 		second.poll(Duration.ZERO);
 
 		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
-		assertThat(this.clients.consumers.get(1).shouldRebalance()).isFalse();
+		assertThat(this.clients.consumers.get(1).shouldRebalance()).as("the instance's other consumer").isTrue();
 		assertThat(trigger.requestedCount()).isEqualTo(2);
 		assertThat(trigger.enforcedCount()).isEqualTo(1);
+		assertThat(trigger.rounds(RebalanceCause.APPLICATION)).as("once per instance").isEqualTo(1);
+		assertThat(announced).as("once per instance").hasSize(1);
 		assertThat(trigger.isPending()).isFalse();
+
+		this.clients.consumers.get(1).resetShouldRebalance();
+		second.poll(Duration.ZERO);
+		assertThat(this.clients.consumers.get(1).shouldRebalance()).as("a round is joined once").isFalse();
+	}
+
+	/**
+	 * A consumer whose SyncGroup answer is still to be handled would have a rejoin asked now undone when it completes
+	 * that generation; it joins once it has completed it, within the same poll, and one that completed a later
+	 * generation was in the round and lets it pass.
+	 */
+	@Test
+	void aConsumerJoinsTheInstancesRoundOnlyOnceItCompletedTheGenerationTheRoundBeganAfter() {
+		Consumer<byte[], byte[]> first = subscribedConsumer();
+		Consumer<byte[], byte[]> second = subscribedConsumer();
+		Consumer<byte[], byte[]> third = subscribedConsumer();
+		completeGeneration(0, 4);
+		completeGeneration(1, 3);
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		trigger.follow("c is leaving (a rejoins as c asked)", 4);
+		first.poll(Duration.ZERO);
+		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
+
+		second.poll(Duration.ZERO);
+		assertThat(this.clients.consumers.get(1).shouldRebalance()).as("still completing generation 3").isFalse();
+		completeGeneration(1, 4);
+		assertThat(this.clients.consumers.get(1).shouldRebalance()).as("joined once generation 4 completed").isTrue();
+
+		completeGeneration(2, 5);
+		third.poll(Duration.ZERO);
+		assertThat(this.clients.consumers.get(2).shouldRebalance()).as("it was in the round").isFalse();
+		assertThat(trigger.rounds(RebalanceCause.FOLLOW)).isEqualTo(1);
 	}
 
 	/**
@@ -227,21 +272,72 @@ class MemberClientSupplierTests {
 		assertThat(announced).as("once").hasSize(1);
 
 		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 0), new TopicPartition("input", 3)));
-		reporter.onPartitionsAssigned(List.of());
+		completeGeneration(0, 1);
 		assertThat(announced).last().asString().contains("2 partition(s) revoked in generation 1");
-		reporter.onPartitionsAssigned(List.of());
+		completeGeneration(0, 1);
 		assertThat(announced).as("a round that revoked nothing").hasSize(2);
 
+		consumer.enforceRebalance("triggered followup rebalance scheduled for 0");
+		assertThat(announced).as("part of the round the revoke began").hasSize(2);
+		completeGeneration(0, 2);
 		consumer.enforceRebalance("triggered followup rebalance scheduled for 0");
 		assertThat(announced).as("a follow-up Kafka Streams scheduled").hasSize(3).last().asString()
 			.contains("Kafka Streams rejoins (triggered followup rebalance scheduled for 0)");
 		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
+		assertThat(trigger.rounds(RebalanceCause.JOIN)).isEqualTo(3);
 
 		consumer.close();
 		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 1)));
-		reporter.onPartitionsAssigned(List.of());
+		completeGeneration(0, 3);
 		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(3);
-		assertThat(trigger.observedGeneration()).isEqualTo(1);
+		assertThat(trigger.observedGeneration()).isEqualTo(3);
+	}
+
+	/**
+	 * A stream thread added to a running instance joins the group as a new member, which the instance's other
+	 * consumers and the other members would otherwise join at their next heartbeat.
+	 */
+	@Test
+	void aStreamThreadAddedToARunningInstanceAnnouncesItsJoinAndTheOthersJoinIt() {
+		Consumer<byte[], byte[]> running = subscribedConsumer();
+		completeGeneration(0, 6);
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		List<String> announced = new ArrayList<>();
+		trigger.addEnforcementListener(announced::add);
+		Consumer<byte[], byte[]> added = subscribedConsumer();
+
+		await("the added thread's join announced").atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			added.poll(Duration.ZERO);
+			assertThat(announced).containsExactly("incremental-rebalance: a new member joins the group");
+		});
+		running.poll(Duration.ZERO);
+		assertThat(this.clients.consumers.get(0).shouldRebalance()).as("the running thread joins at once").isTrue();
+	}
+
+	/**
+	 * A static member the group still holds gets its tasks back without a round, however long its join takes; one the
+	 * group does not hold (new, or expired) starts a round, announced like any new member's.
+	 */
+	@Test
+	void aStaticMemberTheGroupStillHoldsDoesNotAnnounceItsJoin() {
+		AtomicBoolean known = new AtomicBoolean(true);
+		this.supplier.staticMemberKnownWhen(known::get);
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		List<String> announced = new ArrayList<>();
+		trigger.addEnforcementListener(announced::add);
+		Consumer<byte[], byte[]> restarted = this.supplier.getConsumer(staticMember());
+
+		await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+			restarted.poll(Duration.ZERO);
+			assertThat(announced).isEmpty();
+		});
+
+		known.set(false);
+		Consumer<byte[], byte[]> added = this.supplier.getConsumer(staticMember());
+		await("a static member the group does not hold").atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			added.poll(Duration.ZERO);
+			assertThat(announced).containsExactly("incremental-rebalance: a new member joins the group");
+		});
 	}
 
 	@Test
@@ -259,6 +355,30 @@ class MemberClientSupplierTests {
 		return this.clients.closes.get(this.clients.closes.size() - 1);
 	}
 
+	private Consumer<byte[], byte[]> subscribedConsumer() {
+		Consumer<byte[], byte[]> consumer = this.supplier.getConsumer(dynamic());
+		consumer.subscribe(List.of("input"), new ConsumerRebalanceListener() {
+
+			@Override
+			public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+			}
+
+			@Override
+			public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+			}
+
+		});
+		return consumer;
+	}
+
+	/**
+	 * A main consumer completes a generation: its group metadata has it when its rebalance listener is told.
+	 */
+	private void completeGeneration(int consumer, int generation) {
+		this.clients.consumers.get(consumer).generation = generation;
+		this.clients.listeners.get(consumer).onPartitionsAssigned(List.of());
+	}
+
 	private static Map<String, Object> dynamic() {
 		return Map.of(ConsumerConfig.GROUP_ID_CONFIG, "app");
 	}
@@ -274,7 +394,7 @@ class MemberClientSupplierTests {
 
 		final List<Map<String, Object>> consumerConfigs = new ArrayList<>();
 
-		final List<MockConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+		final List<GroupConsumer> consumers = new ArrayList<>();
 
 		final List<CloseOptions> closes = new ArrayList<>();
 
@@ -302,21 +422,42 @@ class MemberClientSupplierTests {
 
 		private Consumer<byte[], byte[]> make(Map<String, Object> config) {
 			this.consumerConfigs.add(new HashMap<>(config));
-			MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
-				@Override
-				public void close(CloseOptions options) {
-					RecordingSupplier.this.closes.add(options);
-					super.close(options);
-				}
-
-				@Override
-				public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
-					RecordingSupplier.this.listeners.add(listener);
-					super.subscribe(topics, listener);
-				}
-			};
+			GroupConsumer consumer = new GroupConsumer(this);
 			this.consumers.add(consumer);
 			return consumer;
+		}
+
+	}
+
+	/**
+	 * Kafka's {@link MockConsumer} with a generation of the group that the test sets.
+	 */
+	private static final class GroupConsumer extends MockConsumer<byte[], byte[]> {
+
+		private final RecordingSupplier supplier;
+
+		int generation = 1;
+
+		GroupConsumer(RecordingSupplier supplier) {
+			super("earliest");
+			this.supplier = supplier;
+		}
+
+		@Override
+		public synchronized ConsumerGroupMetadata groupMetadata() {
+			return new ConsumerGroupMetadata("app", this.generation, "member", Optional.empty());
+		}
+
+		@Override
+		public void close(CloseOptions options) {
+			this.supplier.closes.add(options);
+			super.close(options);
+		}
+
+		@Override
+		public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+			this.supplier.listeners.add(listener);
+			super.subscribe(topics, listener);
 		}
 
 	}
