@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -363,7 +364,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	private boolean everyPartitionHasLeader(Collection<String> topics) throws Exception {
-		Map<String, TopicDescription> descriptions = this.admin.describeTopics(topics).allTopicNames().get();
+		Map<String, TopicDescription> descriptions;
+		try {
+			descriptions = this.admin.describeTopics(topics).allTopicNames().get();
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+				// a loaded broker may answer for a topic just created before its metadata has it
+				return false;
+			}
+			throw ex;
+		}
 		return descriptions.values().stream()
 			.flatMap((description) -> description.partitions().stream())
 			.map(TopicPartitionInfo::leader)
