@@ -367,6 +367,8 @@ final class Drain {
 		}
 		moveTo(how.state());
 		this.leaveOnClose.markDrained();
+		// the others join the round this member's leave begins now, while its stream threads still commit and close
+		this.trigger.joiningByItself("incremental-rebalance: " + this.identity.instanceId() + " leaves the group");
 		// written once out of the group: until then the leader must still see a member that leaves; the others follow
 		// the record and rejoin at once, while Kafka Streams still closes its producers and stores
 		LeaveRecord ended = this.leave.endedAs(new LeaveRecord.Ended(how.kind().word(), how.reason().word(),

@@ -86,7 +86,8 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-		RebalanceTrigger.Request request = this.trigger.take();
+		// a drained instance leaves the group: a round its consumers joined now would hold their tasks for another
+		RebalanceTrigger.Request request = this.leaveOnClose.isDrained() ? null : this.trigger.take();
 		if (request != null) {
 			logger.info("Enforcing a rebalance: {}", request.reason());
 			delegate().enforceRebalance(request.reason());
@@ -134,7 +135,7 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 	 * Join the round another consumer of this instance began, once this one completed the generation it began after.
 	 */
 	private void joinInstanceRound() {
-		if (this.closing) {
+		if (this.closing || this.leaveOnClose.isDrained()) {
 			return;
 		}
 		InstanceRound round = this.trigger.round();
@@ -262,28 +263,40 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 	@Override
 	public void close() {
-		this.closing = true;
-		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
+		GroupMembershipOperation operation = closing(GroupMembershipOperation.DEFAULT);
 		delegate().close(CloseOptions.groupMembershipOperation(operation));
 		this.membership.consumerClosed(operation);
 	}
 
 	@Override
 	public void close(Duration timeout) {
-		this.closing = true;
-		GroupMembershipOperation operation = membershipOperation(GroupMembershipOperation.DEFAULT);
+		GroupMembershipOperation operation = closing(GroupMembershipOperation.DEFAULT);
 		delegate().close(CloseOptions.timeout(timeout).withGroupMembershipOperation(operation));
 		this.membership.consumerClosed(operation);
 	}
 
 	@Override
 	public void close(CloseOptions options) {
-		this.closing = true;
-		GroupMembershipOperation operation = membershipOperation(options.groupMembershipOperation());
+		GroupMembershipOperation operation = closing(options.groupMembershipOperation());
 		CloseOptions decided = CloseOptions.groupMembershipOperation(operation);
 		options.timeout().ifPresent(decided::withTimeout);
 		delegate().close(decided);
 		this.membership.consumerClosed(operation);
+	}
+
+	/**
+	 * Decide how this consumer closes. One that leaves puts the group into a rebalance, which the other members, and
+	 * this instance's consumers that are not closing too (a stream thread removed or replaced), would join at their
+	 * next heartbeat: announced before the close, which commits and waits for its requests, so that their joins reach
+	 * the coordinator with the LeaveGroup rather than after it.
+	 */
+	private GroupMembershipOperation closing(GroupMembershipOperation requested) {
+		this.closing = true;
+		GroupMembershipOperation operation = membershipOperation(requested);
+		if (operation == GroupMembershipOperation.LEAVE_GROUP) {
+			this.trigger.joiningByItself("incremental-rebalance: a member leaves the group");
+		}
+		return operation;
 	}
 
 	private GroupMembershipOperation membershipOperation(GroupMembershipOperation requested) {

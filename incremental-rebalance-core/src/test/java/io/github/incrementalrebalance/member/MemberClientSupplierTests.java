@@ -240,7 +240,7 @@ class MemberClientSupplierTests {
 	/**
 	 * The rounds a member joins by itself, which the others would join at their next heartbeat: its first join, once
 	 * its JoinGroup had time to reach the coordinator, the round after a rebalance that revoked some of its partitions
-	 * (not a close), and a follow-up rebalance Kafka Streams enforces.
+	 * (not a close), a follow-up rebalance Kafka Streams enforces, and the round its leave of the group begins.
 	 */
 	@Test
 	void roundsTheConsumerJoinsByItselfAreAnnounced() {
@@ -286,11 +286,14 @@ class MemberClientSupplierTests {
 		assertThat(this.clients.consumers.get(0).shouldRebalance()).isTrue();
 		assertThat(trigger.rounds(RebalanceCause.JOIN)).isEqualTo(3);
 
-		consumer.close();
-		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 1)));
 		completeGeneration(0, 3);
-		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(3);
-		assertThat(trigger.observedGeneration()).isEqualTo(3);
+		consumer.close();
+		assertThat(announced).as("its LeaveGroup begins a round").hasSize(4).last().asString()
+			.contains("a member leaves the group");
+		reporter.onPartitionsRevoked(List.of(new TopicPartition("input", 1)));
+		completeGeneration(0, 4);
+		assertThat(announced).as("partitions given up by a close go nowhere next round").hasSize(4);
+		assertThat(trigger.observedGeneration()).isEqualTo(4);
 	}
 
 	/**
@@ -312,6 +315,27 @@ class MemberClientSupplierTests {
 		});
 		running.poll(Duration.ZERO);
 		assertThat(this.clients.consumers.get(0).shouldRebalance()).as("the running thread joins at once").isTrue();
+	}
+
+	/**
+	 * A drained instance leaves the group: a round its consumers joined before they close would keep its tasks
+	 * assigned to it for one more round, which under the cooperative protocol then takes another to hand them over.
+	 */
+	@Test
+	void aDrainedInstancesConsumersJoinNoRound() {
+		Consumer<byte[], byte[]> first = subscribedConsumer();
+		Consumer<byte[], byte[]> second = subscribedConsumer();
+		completeGeneration(0, 7);
+		completeGeneration(1, 7);
+		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
+		this.supplier.leaveOnClose().markDrained();
+
+		trigger.follow("learners ready [0_1] (b rejoins as a asked)", 7);
+		trigger.joiningByItself("incremental-rebalance: b leaves the group");
+		first.poll(Duration.ZERO);
+		second.poll(Duration.ZERO);
+
+		assertThat(this.clients.consumers).noneMatch(MockConsumer::shouldRebalance);
 	}
 
 	/**
