@@ -3,7 +3,8 @@ package io.github.incrementalrebalance.testkit;
 /**
  * The tags that shape which tests a stack runs. The default stack runs every test; every other stack of the matrix
  * runs the unit tests and those tagged {@link #CLIENT_LINE}, selected with
- * {@code -Dgroups='client-line | !broker'} (see {@code .ci/run}).
+ * {@code -Dgroups='client-line | !broker'}; CI runs those tagged {@link #TIMING} once more alone (see
+ * {@code .ci/run}).
  */
 public final class TestTags {
 
@@ -17,6 +18,13 @@ public final class TestTags {
 	 * Streams and Spring, static membership, the drain's end, the client supplier, the command line's jar.
 	 */
 	public static final String CLIENT_LINE = "client-line";
+
+	/**
+	 * A test class that holds a hand-over to the stall bound the project publishes ({@link StallBound}): the build
+	 * runs it under its parallel forks, where only a wait for a session breaks the bound, and CI runs it again
+	 * alone, with {@code -Dgroups=timing -Dtestkit.quiet=true}, to the published bound.
+	 */
+	public static final String TIMING = "timing";
 
 	private TestTags() {
 	}

@@ -1,0 +1,175 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.ProductionApplication;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StallBound;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A rolling update of three instances of the production-shaped application (four stream threads each) at Kafka's
+ * default heartbeat and session, as a Deployment rolls: a new instance is started and ready before an old one is
+ * shut down, one at a time. With learners, ready means it runs its share of the tasks, moved to it warm, and an old
+ * instance is drained; Kafka alone, ready means {@code RUNNING}, and an old instance closes with a real LeaveGroup.
+ * Both run side by side on the same data, restores throttled the same way (a slower disk).
+ */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.TIMING)
+class RollingUpdateIntegrationTests {
+
+	private static final int PARTITIONS = 6;
+
+	private static final long ACCEPTABLE_LAG = 1_000;
+
+	private static final int KEYS_PER_TASK = 2_000;
+
+	/** Every input task holds about 10 000 store records: restored cold, each takes 5 s. */
+	private static final long RESTORE_RATE = 2_000;
+
+	/** 1 s on a quiet machine; under the build's parallel forks, Kafka's default session timeout. */
+	private static final Duration STALL_BOUND = StallBound.of(Duration.ofSeconds(1), Duration.ofSeconds(45));
+
+	@RegisterExtension
+	static final KafkaBroker broker = KafkaBroker.shared();
+
+	@TempDir
+	Path stateRoot;
+
+	@Test
+	void rollingUpdateThroughLearnersStallsNoPartitionForASecondAndRestoresNothingAtPromotion() {
+		Rollout learners = rollWithLearners();
+		Rollout kafka = rollWithKafkaAlone();
+		System.out.printf("Rolling update of 3 instances x %d threads at Kafka's default heartbeat: longest stall %d ms "
+				+ "through learners, %d ms Kafka alone (real leave-group); records restored at promotion %d and %d "
+				+ "(bound %d ms)%n", ProductionApplication.THREADS, learners.stall().toMillis(),
+				kafka.stall().toMillis(), learners.restored(), kafka.restored(), STALL_BOUND.toMillis());
+		assertThat(learners.stall()).as("longest stall of an input task through learners")
+			.isLessThanOrEqualTo(STALL_BOUND);
+		assertThat(kafka.stall()).as("Kafka alone, side by side").isGreaterThan(learners.stall());
+	}
+
+	private Rollout rollWithLearners() {
+		ProductionApplication run = new ProductionApplication(broker, "roll-learners", PARTITIONS);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
+			List<StreamsInstance> running = new ArrayList<>(List.of(member(launcher, "a1"), member(launcher, "b1"),
+					member(launcher, "c1")));
+			run.loadAndSettle(producer, KEYS_PER_TASK, running.toArray(StreamsInstance[]::new));
+			List<StreamsInstance> all = new ArrayList<>(running);
+			Instant rollStarted = Instant.now();
+			for (StreamsInstance old : List.copyOf(running)) {
+				StreamsInstance next = member(launcher, old.name().charAt(0) + "2");
+				all.add(next);
+				running.add(next);
+				await(next.name() + " ready: running its share").atMost(Duration.ofMinutes(2))
+					.until(() -> !next.activeTasks().isEmpty()
+							&& StreamsInstance.planSettled(running.toArray(StreamsInstance[]::new)));
+				assertThat(old.runtime().leave(Optional.empty(), "rolling update")).isTrue();
+				await(old.name() + " drained").atMost(Duration.ofMinutes(2))
+					.until(() -> old.runtime().state() == MemberState.CLOSED);
+				assertThat(old.runtime().drainOutcome()).as("how %s's leave ended", old.name())
+					.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED));
+				running.remove(old);
+			}
+			awaitEveryInputTaskRunning(run, running);
+			Duration stall = run.gapMeter().longestGap(run.inputTasks(), rollStarted, Instant.now());
+			for (StreamsInstance instance : all) {
+				for (Map.Entry<TaskId, Long> restored : instance.restoredRecords().restoredByTask().entrySet()) {
+					assertThat(restored.getValue()).as("records %s restored at promotion of %s", instance.name(),
+							restored.getKey()).isLessThanOrEqualTo(ACCEPTABLE_LAG);
+				}
+			}
+			run.verifyCounts(producer);
+			return new Rollout(stall, restored(all));
+		}
+	}
+
+	private Rollout rollWithKafkaAlone() {
+		ProductionApplication run = new ProductionApplication(broker, "roll-kafka", PARTITIONS);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
+			List<StreamsInstance> running = new ArrayList<>(List.of(plain(launcher, "a1"), plain(launcher, "b1"),
+					plain(launcher, "c1")));
+			run.loadAndSettle(producer, KEYS_PER_TASK, running.toArray(StreamsInstance[]::new));
+			List<StreamsInstance> all = new ArrayList<>(running);
+			Instant rollStarted = Instant.now();
+			for (StreamsInstance old : List.copyOf(running)) {
+				StreamsInstance next = plain(launcher, old.name().charAt(0) + "2");
+				all.add(next);
+				running.add(next);
+				next.awaitRunning();
+				old.close();
+				running.remove(old);
+				awaitEveryInputTaskRunning(run, running);
+			}
+			Duration stall = run.gapMeter().longestGap(run.inputTasks(), rollStarted, Instant.now());
+			run.verifyCounts(producer);
+			return new Rollout(stall, restored(all));
+		}
+	}
+
+	private static void awaitEveryInputTaskRunning(ProductionApplication run, List<StreamsInstance> running) {
+		StreamsInstance[] instances = running.toArray(StreamsInstance[]::new);
+		await("every input task running").atMost(Duration.ofMinutes(2))
+			.until(() -> StreamsInstance.allRunning(instances)
+					&& StreamsInstance.activeTasksOf(instances).containsAll(run.inputTasks())
+					&& run.gapMeter().allProcessedSince(run.inputTasks(), Instant.now().minusMillis(300)));
+	}
+
+	private static long restored(List<StreamsInstance> instances) {
+		return instances.stream()
+			.flatMap((instance) -> instance.restoredRecords().restoredByTask().values().stream())
+			.mapToLong(Long::longValue)
+			.sum();
+	}
+
+	private static StreamsInstance member(StreamsLauncher launcher, String name) {
+		return launcher.instance(name)
+			.restoreThrottle(RestoreThrottle.of(RESTORE_RATE))
+			.memberRuntime()
+			.start();
+	}
+
+	private static StreamsInstance plain(StreamsLauncher launcher, String name) {
+		RestoreThrottle throttle = RestoreThrottle.of(RESTORE_RATE);
+		return launcher.instance(name)
+			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
+			.start();
+	}
+
+	private StreamsLauncher launcher(ProductionApplication application) {
+		return application.launcher(this.stateRoot.resolve(application.applicationId()))
+			.kafkaDefaultGroupTimings()
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
+	}
+
+	/**
+	 * What one rollout cost.
+	 * @param stall the longest time an input task went without processing, from the first new instance's start
+	 * @param restored the records restored into active tasks on every instance
+	 */
+	private record Rollout(Duration stall, long restored) {
+	}
+
+}
