@@ -6,7 +6,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
@@ -46,9 +45,7 @@ final class Drain {
 
 	private final LeaveOnClose leaveOnClose;
 
-	private final GroupMembership membership;
-
-	private final Runnable closeStreams;
+	private final GroupExit exit;
 
 	private final IntSupplier statefulTasks;
 
@@ -80,22 +77,18 @@ final class Drain {
 
 	private String stayedFrom;
 
-	/** How the leave ended, as written to its record once the member was out of the group; null before. */
-	private volatile LeaveRecord endWritten;
-
 	/**
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
 	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
-			LeaveOnClose leaveOnClose, GroupMembership membership, Runnable closeStreams, IntSupplier statefulTasks,
-			LeaveBounds bounds, MemberClocks clocks) {
+			LeaveOnClose leaveOnClose, GroupExit exit, IntSupplier statefulTasks, LeaveBounds bounds,
+			MemberClocks clocks) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
 		this.trigger = trigger;
 		this.leaveOnClose = leaveOnClose;
-		this.membership = membership;
-		this.closeStreams = closeStreams;
+		this.exit = exit;
 		this.statefulTasks = statefulTasks;
 		this.bounds = bounds;
 		this.clocks = clocks;
@@ -210,7 +203,7 @@ final class Drain {
 			}
 			// read back first: the reader's check already followed the cancel record
 			boolean stayed = this.state == MemberState.STABLE && cancel.leaveId().equals(this.stayedFrom);
-			LeaveRecord end = this.endWritten;
+			LeaveRecord end = this.exit.endWritten();
 			if (!stayed && end != null && end.leaveId().equals(cancel.leaveId())) {
 				// the end went out just before the cancel, which replaced it: written again, after it
 				this.writer.write(end);
@@ -369,34 +362,12 @@ final class Drain {
 		this.leaveOnClose.markDrained();
 		// the others join the round this member's leave begins now, while its stream threads still commit and close
 		this.trigger.joiningByItself("incremental-rebalance: " + this.identity.instanceId() + " leaves the group");
-		// written once out of the group: until then the leader must still see a member that leaves; the others follow
-		// the record and rejoin at once, while Kafka Streams still closes its producers and stores
-		LeaveRecord ended = this.leave.endedAs(new LeaveRecord.Ended(how.kind().word(), how.reason().word(),
-				how.tasksMovedCold()));
-		AtomicBoolean recorded = new AtomicBoolean();
-		Runnable recordEnd = () -> {
-			if (recorded.compareAndSet(false, true)) {
-				this.endWritten = ended;
-				this.writer.write(ended).whenComplete((done, failure) -> {
-					if (failure != null) {
-						logger.warn("Could not record how the leave of {} ended on the control topic; a leader removes "
-								+ "its leave record once the member is gone", this.identity.instanceId(), failure);
-					}
+		// written once out of the group: until then the leader must still see a member that leaves
+		this.exit.leave(this.leave.endedAs(new LeaveRecord.Ended(how.kind().word(), how.reason().word(),
+				how.tasksMovedCold())), () -> {
+					moveTo(MemberState.CLOSED);
+					logger.info("{} is closed ({})", this.identity.instanceId(), how.kind().word());
 				});
-			}
-		};
-		this.membership.whenLeft(recordEnd);
-		Thread closer = new Thread(() -> {
-			try {
-				this.closeStreams.run();
-			}
-			finally {
-				recordEnd.run();
-				moveTo(MemberState.CLOSED);
-				logger.info("{} is closed ({})", this.identity.instanceId(), how.kind().word());
-			}
-		}, "incremental-rebalance-close-" + this.identity.instanceId());
-		closer.start();
 	}
 
 }

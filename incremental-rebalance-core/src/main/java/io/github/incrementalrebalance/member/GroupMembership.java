@@ -1,7 +1,9 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 
@@ -14,13 +16,14 @@ final class GroupMembership {
 
 	private int open;
 
-	private boolean allLeft = true;
+	/** Main consumers that closed without a leave since the instance's first one opened. */
+	private int stayed;
 
 	private final List<Runnable> leftListeners = new ArrayList<>();
 
 	synchronized void consumerOpened() {
 		if (this.open == 0) {
-			this.allLeft = true;
+			this.stayed = 0;
 		}
 		this.open++;
 	}
@@ -33,14 +36,51 @@ final class GroupMembership {
 		List<Runnable> toTell;
 		synchronized (this) {
 			this.open = Math.max(0, this.open - 1);
-			this.allLeft &= operation == GroupMembershipOperation.LEAVE_GROUP;
-			if (this.open > 0 || !this.allLeft || this.leftListeners.isEmpty()) {
+			if (operation != GroupMembershipOperation.LEAVE_GROUP) {
+				this.stayed++;
+			}
+			notifyAll();
+			if (this.open > 0 || this.stayed > 0 || this.leftListeners.isEmpty()) {
 				return;
 			}
 			toTell = List.copyOf(this.leftListeners);
 			this.leftListeners.clear();
 		}
 		toTell.forEach(Runnable::run);
+	}
+
+	/**
+	 * How many main consumers are open.
+	 * @return the count
+	 */
+	synchronized int open() {
+		return this.open;
+	}
+
+	/**
+	 * How many main consumers closed without leaving the group, since the instance's first one opened.
+	 * @return the count
+	 */
+	synchronized int stayed() {
+		return this.stayed;
+	}
+
+	/**
+	 * Wait until every main consumer has closed, or a timeout passed.
+	 * @param timeout the longest wait
+	 * @return how many are still open
+	 * @throws InterruptedException when interrupted
+	 */
+	synchronized int awaitClosed(Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (this.open > 0) {
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				break;
+			}
+			TimeUnit.NANOSECONDS.timedWait(this, left);
+		}
+		return this.open;
 	}
 
 	/**

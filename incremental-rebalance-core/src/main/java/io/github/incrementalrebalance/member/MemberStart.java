@@ -62,9 +62,10 @@ final class MemberStart {
 				config.learnerProbeInterval(), context.clocks().elapsed());
 		this.progress = new LearnerProgressReporter(this.identity, context.writer(),
 				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clocks());
+		GroupExit exit = new GroupExit(this.identity, context.writer(), this.clients.groupMembership(), closeStreams,
+				LearnerConfig.rebalanceTimeout(context.streamsConfig()));
 		this.drain = new Drain(this.identity, context.reader(), context.writer(), trigger, this.clients.leaveOnClose(),
-				this.clients.groupMembership(), closeStreams, this.tasks::statefulActiveTasks, context.leaveBounds(),
-				context.clocks());
+				exit, this.tasks::statefulActiveTasks, context.leaveBounds(), context.clocks());
 	}
 
 	MemberIdentity identity() {

@@ -78,8 +78,9 @@ class DrainTests {
 	 * A drain of this member with its own bounds (the field has the default: wait, here 10 s for an answer).
 	 */
 	private Drain drain(LeaveBounds bounds) {
-		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose, this.membership,
-				this::closeStreams, () -> 3, bounds, new MemberClocks(this.wall, this.clock));
+		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
+				new GroupExit(this.identity, this.control, this.membership, this::closeStreams, Duration.ofSeconds(5)),
+				() -> 3, bounds, new MemberClocks(this.wall, this.clock));
 	}
 
 	private void closeStreams() {
@@ -152,6 +153,30 @@ class DrainTests {
 		assertThat(this.leaveOnClose.isDrained()).isTrue();
 		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+	}
+
+	/**
+	 * Kafka Streams' close returned while a stream thread had not stopped (its close timed out): the member is still in
+	 * the group through that thread's consumer, so the others are not told it left, and it is not reported closed,
+	 * until that consumer has left.
+	 */
+	@Test
+	void aCloseThatReturnsWithAConsumerStillOpenEndsTheLeaveOnlyOnceItLeft() {
+		this.membership.consumerOpened();
+		this.drain.leave(Optional.empty(), "test", true);
+		this.drain.check();
+		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+
+		this.drain.check();
+
+		await("Kafka Streams closed").atMost(Duration.ofSeconds(5)).until(() -> this.streamsClosed.get() == 1);
+		await("a stuck stream thread").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.control.leaves.get("b").ended().isEmpty() && this.drain.state() == MemberState.DRAINED);
+
+		this.membership.consumerClosed(GroupMembershipOperation.LEAVE_GROUP);
+
+		await("the end recorded once the last consumer left").atMost(Duration.ofSeconds(5))
+			.until(() -> this.control.leaves.get("b").ended().isPresent() && this.drain.state() == MemberState.CLOSED);
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
@@ -31,6 +32,20 @@ class GroupMembershipTests {
 		this.membership.consumerOpened();
 		this.membership.consumerClosed(GroupMembershipOperation.LEAVE_GROUP);
 		assertThat(this.told).as("told once").hasValue(1);
+	}
+
+	@Test
+	void aCloseWaitsForTheConsumersStillOpenAtMostItsTimeout() throws InterruptedException {
+		this.membership.consumerOpened();
+		this.membership.consumerOpened();
+		this.membership.consumerClosed(GroupMembershipOperation.LEAVE_GROUP);
+
+		assertThat(this.membership.awaitClosed(Duration.ofMillis(100))).as("one stuck").isEqualTo(1);
+
+		Thread stuck = new Thread(() -> this.membership.consumerClosed(GroupMembershipOperation.REMAIN_IN_GROUP));
+		stuck.start();
+		assertThat(this.membership.awaitClosed(Duration.ofSeconds(10))).isZero();
+		assertThat(this.membership.stayed()).as("closed without a leave").isEqualTo(1);
 	}
 
 	@Test
