@@ -36,6 +36,7 @@ import static org.awaitility.Awaitility.await;
  * key's active host keep being answered, never with a count lower than one given before.
  */
 @Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 @Tag(TestTags.TIMING)
 class MultiThreadDrainIntegrationTests {
 

@@ -29,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * gives each of its threads its tasks back, and nobody else rebalances.
  */
 @Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class StaticMemberRestartIntegrationTests {
 
 	private static final int THREADS = 4;
