@@ -44,14 +44,13 @@ class StartWithoutBrokerIntegrationTests {
 		broker.createTopics(2, "late-app-input", "late-app-output");
 		String controlTopic = "late-app-rebalance-control";
 		try (FaultProxy bootstrap = new FaultProxy(broker.bootstrapServers())) {
-			long starting = System.nanoTime();
+			// the context starts while nothing answers at the bootstrap address, which opens only afterwards: the
+			// start waited the control topic's timeout at most (MemberStartWaitTests times that wait), not for the
+			// cluster; how long the whole context took says more of the machine's load than of the library
 			try (ConfigurableApplicationContext app = CountingBootApplication.start(bootstrap.address(), "late-app",
 					"a", this.stateRoot, null, true, "management.endpoints.web.exposure.include=health",
 					"management.endpoint.health.show-details=always",
 					"management.endpoint.health.probes.enabled=true")) {
-				Duration startup = Duration.ofNanos(System.nanoTime() - starting);
-				assertThat(startup).as("the start waits a bounded time for the control topic, not for the cluster")
-					.isLessThan(Duration.ofSeconds(25));
 				HttpResponse<String> health = get(app, "/actuator/health/rebalance");
 				assertThat(health.statusCode()).isEqualTo(503);
 				assertThat(health.body()).contains("\"status\":\"DOWN\"").contains("control topic " + controlTopic);
