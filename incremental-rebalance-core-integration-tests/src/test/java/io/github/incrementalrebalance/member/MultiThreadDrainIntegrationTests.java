@@ -4,21 +4,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.MarkerQueries;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
-import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StallBound;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -36,18 +34,14 @@ import static org.awaitility.Awaitility.await;
  * key's active host keep being answered, never with a count lower than one given before.
  */
 @Tag(TestTags.BROKER)
-@Tag(TestTags.CLIENT_LINE)
 @Tag(TestTags.TIMING)
 class MultiThreadDrainIntegrationTests {
 
 	private static final int PARTITIONS = 6;
 
-	private static final long ACCEPTABLE_LAG = 1_000;
-
-	/** Orders and customers per input partition: every input task holds about five times as many store records. */
-	private static final int KEYS_PER_TASK = 4_000;
-
 	/** 1 s on a quiet machine; under the build's parallel forks, Kafka's default session timeout. */
+	private static final long RESTORE_RATE = 5_000;
+
 	private static final Duration STALL_BOUND = StallBound.of(Duration.ofSeconds(1), Duration.ofSeconds(45));
 
 	@RegisterExtension
@@ -59,13 +53,13 @@ class MultiThreadDrainIntegrationTests {
 	@Test
 	void drainOfAFourThreadInstanceStallsNoTaskForAHeartbeatAndQueriesNeverGoBack() {
 		ProductionApplication run = new ProductionApplication(broker, "drain-threads", PARTITIONS);
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher(this.stateRoot);
 				MarkerQueries queries = new MarkerQueries(partitions(run.inputTasks()))) {
-			StreamsInstance a = start(launcher, "a");
-			StreamsInstance b = start(launcher, "b");
-			StreamsInstance c = start(launcher, "c");
+			StreamsInstance a = ProductionApplication.member(launcher, "a", RESTORE_RATE);
+			StreamsInstance b = ProductionApplication.member(launcher, "b", RESTORE_RATE);
+			StreamsInstance c = ProductionApplication.member(launcher, "c", RESTORE_RATE);
 			queries.serve(a).serve(b).serve(c);
-			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
+			run.loadAndSettle(producer, ProductionApplication.KEYS_PER_TASK, a, b, c);
 			Set<TaskId> ofB = inputTasksOf(b);
 			assertThat(ofB).as("b's input tasks").isNotEmpty();
 			Set<TaskId> staying = new HashSet<>(run.inputTasks());
@@ -91,9 +85,10 @@ class MultiThreadDrainIntegrationTests {
 					+ "heartbeat: moved tasks stalled %d ms, unmoved ones %d ms, queries unanswered %d ms at most "
 					+ "(bound %d ms)%n", ProductionApplication.THREADS, moved.toMillis(), unmoved.toMillis(),
 					unanswered.toMillis(), STALL_BOUND.toMillis());
+			assertThat(ProductionApplication.restoredAtPromotion(List.of(a, c))).as("records restored at promotion")
+				.allSatisfy((task, records) -> assertThat(records)
+					.isLessThanOrEqualTo(ProductionApplication.ACCEPTABLE_LAG));
 			for (TaskId task : ofB) {
-				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 				assertThat(queries.standbyHostsOf(task.partition()))
 					.as("learners are standbys, which Kafka Streams names as standby hosts of %s", task)
 					.containsAnyOf("a", "c");
@@ -101,7 +96,8 @@ class MultiThreadDrainIntegrationTests {
 			assertThat(moved).as("longest stall of b's tasks").isLessThanOrEqualTo(STALL_BOUND);
 			assertThat(unmoved).as("longest stall of a's and c's tasks").isLessThanOrEqualTo(STALL_BOUND);
 			assertThat(queries.wentBack()).as("answers lower than one given before").isEmpty();
-			assertThat(queries.answers()).filteredOn(MarkerQueries.Answer::answered).extracting(MarkerQueries.Answer::host)
+			assertThat(queries.answers()).filteredOn(MarkerQueries.Answer::answered)
+				.extracting(MarkerQueries.Answer::host)
 				.as("answered by active hosts only").containsAnyOf("b").containsAnyOf("a", "c");
 			run.verifyCounts(producer);
 		}
@@ -113,21 +109,6 @@ class MultiThreadDrainIntegrationTests {
 
 	private static Set<Integer> partitions(Set<TaskId> tasks) {
 		return tasks.stream().map(TaskId::partition).collect(Collectors.toSet());
-	}
-
-	private static StreamsInstance start(StreamsLauncher launcher, String name) {
-		return launcher.instance(name)
-			.property(StreamsConfig.APPLICATION_SERVER_CONFIG, MarkerQueries.applicationServer(name))
-			.restoreThrottle(RestoreThrottle.of(5_000))
-			.memberRuntime()
-			.start();
-	}
-
-	private StreamsLauncher launcher(ProductionApplication application) {
-		return application.launcher(this.stateRoot.resolve(application.applicationId()))
-			.kafkaDefaultGroupTimings()
-			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
 	}
 
 }

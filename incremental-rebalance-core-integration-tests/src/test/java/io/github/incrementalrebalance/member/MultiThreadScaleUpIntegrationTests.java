@@ -3,20 +3,17 @@ package io.github.incrementalrebalance.member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
-import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StallBound;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,9 +34,7 @@ class MultiThreadScaleUpIntegrationTests {
 
 	private static final int PARTITIONS = 6;
 
-	private static final long ACCEPTABLE_LAG = 1_000;
-
-	private static final int KEYS_PER_TASK = 4_000;
+	private static final long RESTORE_RATE = 5_000;
 
 	/** 1 s on a quiet machine; under the build's parallel forks, Kafka's default session timeout. */
 	private static final Duration STALL_BOUND = StallBound.of(Duration.ofSeconds(1), Duration.ofSeconds(45));
@@ -53,13 +48,13 @@ class MultiThreadScaleUpIntegrationTests {
 	@Test
 	void newFourThreadInstanceTakesItsShareWarmWithoutATaskStallingForAHeartbeat() {
 		ProductionApplication run = new ProductionApplication(broker, "scale-up-threads", PARTITIONS);
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
-			StreamsInstance a = start(launcher, "a");
-			StreamsInstance b = start(launcher, "b");
-			run.loadAndSettle(producer, KEYS_PER_TASK, a, b);
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher(this.stateRoot)) {
+			StreamsInstance a = ProductionApplication.member(launcher, "a", RESTORE_RATE);
+			StreamsInstance b = ProductionApplication.member(launcher, "b", RESTORE_RATE);
+			run.loadAndSettle(producer, ProductionApplication.KEYS_PER_TASK, a, b);
 			Instant started = Instant.now();
 
-			StreamsInstance c = start(launcher, "c");
+			StreamsInstance c = ProductionApplication.member(launcher, "c", RESTORE_RATE);
 
 			await("c runs its share and the plan settled").atMost(Duration.ofMinutes(2))
 				.until(() -> !inputTasksOf(c).isEmpty() && StreamsInstance.planSettled(a, b, c)
@@ -71,10 +66,9 @@ class MultiThreadScaleUpIntegrationTests {
 					+ "default heartbeat: %d input tasks moved in %d ms, longest stall %d ms (bound %d ms)%n",
 					ProductionApplication.THREADS, moved.size(), Duration.between(started, settled).toMillis(),
 					stall.toMillis(), STALL_BOUND.toMillis());
-			for (Map.Entry<TaskId, Long> restored : c.restoredRecords().restoredByTask().entrySet()) {
-				assertThat(restored.getValue()).as("records restored at promotion of %s", restored.getKey())
-					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			assertThat(ProductionApplication.restoredAtPromotion(List.of(c))).as("records restored at promotion")
+				.allSatisfy((task, records) -> assertThat(records)
+					.isLessThanOrEqualTo(ProductionApplication.ACCEPTABLE_LAG));
 			assertThat(c.restoredRecords().promoted()).as("c's tasks were learners first").containsAll(moved);
 			assertThat(stall).as("longest stall of any input task").isLessThanOrEqualTo(STALL_BOUND);
 			run.verifyCounts(producer);
@@ -83,20 +77,6 @@ class MultiThreadScaleUpIntegrationTests {
 
 	private static Set<TaskId> inputTasksOf(StreamsInstance instance) {
 		return instance.activeTasks().stream().filter((task) -> task.subtopology() == 0).collect(Collectors.toSet());
-	}
-
-	private static StreamsInstance start(StreamsLauncher launcher, String name) {
-		return launcher.instance(name)
-			.restoreThrottle(RestoreThrottle.of(5_000))
-			.memberRuntime()
-			.start();
-	}
-
-	private StreamsLauncher launcher(ProductionApplication application) {
-		return application.launcher(this.stateRoot.resolve(application.applicationId()))
-			.kafkaDefaultGroupTimings()
-			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
 	}
 
 }

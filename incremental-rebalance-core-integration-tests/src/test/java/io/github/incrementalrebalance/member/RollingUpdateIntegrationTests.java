@@ -5,10 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
@@ -18,8 +16,6 @@ import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,8 +37,6 @@ class RollingUpdateIntegrationTests {
 
 	private static final int PARTITIONS = 6;
 
-	private static final long ACCEPTABLE_LAG = 1_000;
-
 	private static final int KEYS_PER_TASK = 2_000;
 
 	/** Every input task holds about 10 000 store records: restored cold, each takes 5 s. */
@@ -61,8 +55,8 @@ class RollingUpdateIntegrationTests {
 	void rollingUpdateThroughLearnersStallsNoPartitionForASecondAndRestoresNothingAtPromotion() {
 		Rollout learners = rollWithLearners();
 		Rollout kafka = rollWithKafkaAlone();
-		System.out.printf("Rolling update of 3 instances x %d threads at Kafka's default heartbeat: longest stall %d ms "
-				+ "through learners, %d ms Kafka alone (real leave-group); records restored at promotion %d and %d "
+		System.out.printf("Rolling update of 3 instances x %d threads at Kafka's default heartbeat: longest stall "
+				+ "%d ms through learners, %d ms Kafka alone (real leave-group); records restored at promotion %d and %d "
 				+ "(bound %d ms)%n", ProductionApplication.THREADS, learners.stall().toMillis(),
 				kafka.stall().toMillis(), learners.restored(), kafka.restored(), STALL_BOUND.toMillis());
 		assertThat(learners.stall()).as("longest stall of an input task through learners")
@@ -72,14 +66,16 @@ class RollingUpdateIntegrationTests {
 
 	private Rollout rollWithLearners() {
 		ProductionApplication run = new ProductionApplication(broker, "roll-learners", PARTITIONS);
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
-			List<StreamsInstance> running = new ArrayList<>(List.of(member(launcher, "a1"), member(launcher, "b1"),
-					member(launcher, "c1")));
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher(this.stateRoot)) {
+			List<StreamsInstance> running = new ArrayList<>();
+			for (String name : List.of("a1", "b1", "c1")) {
+				running.add(ProductionApplication.member(launcher, name, RESTORE_RATE));
+			}
 			run.loadAndSettle(producer, KEYS_PER_TASK, running.toArray(StreamsInstance[]::new));
 			List<StreamsInstance> all = new ArrayList<>(running);
 			Instant rollStarted = Instant.now();
 			for (StreamsInstance old : List.copyOf(running)) {
-				StreamsInstance next = member(launcher, old.name().charAt(0) + "2");
+				StreamsInstance next = ProductionApplication.member(launcher, old.name().charAt(0) + "2", RESTORE_RATE);
 				all.add(next);
 				running.add(next);
 				await(next.name() + " ready: running its share").atMost(Duration.ofMinutes(2))
@@ -94,12 +90,9 @@ class RollingUpdateIntegrationTests {
 			}
 			awaitEveryInputTaskRunning(run, running);
 			Duration stall = run.gapMeter().longestGap(run.inputTasks(), rollStarted, Instant.now());
-			for (StreamsInstance instance : all) {
-				for (Map.Entry<TaskId, Long> restored : instance.restoredRecords().restoredByTask().entrySet()) {
-					assertThat(restored.getValue()).as("records %s restored at promotion of %s", instance.name(),
-							restored.getKey()).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-				}
-			}
+			assertThat(ProductionApplication.restoredAtPromotion(all)).as("records restored at promotion")
+				.allSatisfy((task, records) -> assertThat(records)
+					.isLessThanOrEqualTo(ProductionApplication.ACCEPTABLE_LAG));
 			run.verifyCounts(producer);
 			return new Rollout(stall, restored(all));
 		}
@@ -107,7 +100,7 @@ class RollingUpdateIntegrationTests {
 
 	private Rollout rollWithKafkaAlone() {
 		ProductionApplication run = new ProductionApplication(broker, "roll-kafka", PARTITIONS);
-		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
+		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = run.launcher(this.stateRoot)) {
 			List<StreamsInstance> running = new ArrayList<>(List.of(plain(launcher, "a1"), plain(launcher, "b1"),
 					plain(launcher, "c1")));
 			run.loadAndSettle(producer, KEYS_PER_TASK, running.toArray(StreamsInstance[]::new));
@@ -137,17 +130,7 @@ class RollingUpdateIntegrationTests {
 	}
 
 	private static long restored(List<StreamsInstance> instances) {
-		return instances.stream()
-			.flatMap((instance) -> instance.restoredRecords().restoredByTask().values().stream())
-			.mapToLong(Long::longValue)
-			.sum();
-	}
-
-	private static StreamsInstance member(StreamsLauncher launcher, String name) {
-		return launcher.instance(name)
-			.restoreThrottle(RestoreThrottle.of(RESTORE_RATE))
-			.memberRuntime()
-			.start();
+		return ProductionApplication.restoredAtPromotion(instances).values().stream().mapToLong(Long::longValue).sum();
 	}
 
 	private static StreamsInstance plain(StreamsLauncher launcher, String name) {
@@ -155,13 +138,6 @@ class RollingUpdateIntegrationTests {
 		return launcher.instance(name)
 			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
 			.start();
-	}
-
-	private StreamsLauncher launcher(ProductionApplication application) {
-		return application.launcher(this.stateRoot.resolve(application.applicationId()))
-			.kafkaDefaultGroupTimings()
-			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
 	}
 
 	/**

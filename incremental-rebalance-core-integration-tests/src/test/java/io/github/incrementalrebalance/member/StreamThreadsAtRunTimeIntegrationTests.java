@@ -28,9 +28,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * Stream threads come and go while a drain runs: one instance adds a thread ({@code addStreamThread}), another
  * removes one ({@code removeStreamThread}) and has one fail and replaced ({@code REPLACE_THREAD}). Each of those
- * consumers joins or leaves the group by itself; the drain still hands every task over to a ready learner.
+ * consumers joins or leaves the group by itself; the drain still hands every task over to a ready learner. Every
+ * stack runs it: it is the lightest test of an instance's consumers joining its rounds together.
  */
 @Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class StreamThreadsAtRunTimeIntegrationTests {
 
 	private static final int PARTITIONS = 6;

@@ -226,9 +226,9 @@ final class MemberConsumer extends ForwardingConsumer<byte[], byte[]> {
 				MemberConsumer.this.completedGeneration = generation;
 				MemberConsumer.this.trigger.generationCompleted(generation);
 				if (revoked > 0) {
-					MemberConsumer.this.roundJoined = MemberConsumer.this.trigger.joiningByItself("incremental-rebalance: "
-							+ revoked + " partition(s) revoked in generation " + generation + " go to their new owners")
-						.sequence();
+					String reason = "incremental-rebalance: " + revoked + " partition(s) revoked in generation "
+							+ generation + " go to their new owners";
+					MemberConsumer.this.roundJoined = MemberConsumer.this.trigger.joiningByItself(reason).sequence();
 				}
 				else {
 					// a round another consumer began while this one still completed its generation: rejoined now,

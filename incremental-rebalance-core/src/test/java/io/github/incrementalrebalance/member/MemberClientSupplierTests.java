@@ -247,18 +247,7 @@ class MemberClientSupplierTests {
 		RebalanceTrigger trigger = this.supplier.rebalanceTrigger();
 		List<String> announced = new ArrayList<>();
 		trigger.addEnforcementListener(announced::add);
-		Consumer<byte[], byte[]> consumer = this.supplier.getConsumer(dynamic());
-		consumer.subscribe(List.of("input"), new ConsumerRebalanceListener() {
-
-			@Override
-			public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-			}
-
-			@Override
-			public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-			}
-
-		});
+		Consumer<byte[], byte[]> consumer = subscribedConsumer();
 		ConsumerRebalanceListener reporter = this.clients.listeners.get(0);
 
 		consumer.poll(Duration.ZERO);

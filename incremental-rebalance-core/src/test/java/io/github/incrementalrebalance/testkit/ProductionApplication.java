@@ -3,12 +3,14 @@ package io.github.incrementalrebalance.testkit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -16,13 +18,20 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * One application of a test built on the {@link ProductionTopology}: its topics, its marker {@link GapMeter}, a
- * launcher for its instances (four stream threads each, exactly-once), and the steps its tests share: load the
- * tables and the state, then check both exact outputs.
+ * launcher for its instances as production runs them (four stream threads each, exactly-once, Kafka's default
+ * heartbeat and session), and the steps its tests share: start a member, load the tables and the state, check what
+ * promotions restored, then check both exact outputs.
  */
 public final class ProductionApplication {
 
 	/** Stream threads per instance, as production runs them. */
 	public static final int THREADS = 4;
+
+	/** Kafka Streams' {@code acceptable.recovery.lag} of its instances: a quarter of an input task's orders. */
+	public static final long ACCEPTABLE_LAG = 1_000;
+
+	/** Orders and customers per input partition: every input task holds about five times as many store records. */
+	public static final int KEYS_PER_TASK = 4_000;
 
 	private final KafkaBroker broker;
 
@@ -74,15 +83,47 @@ public final class ProductionApplication {
 	}
 
 	/**
-	 * A launcher for instances of this application: four threads each, exactly-once.
+	 * A launcher for instances of this application: four threads each, exactly-once, Kafka's default group timings,
+	 * the assignor's safety-net probe at 5 minutes so that every move comes from the members' own triggers.
 	 * @param stateRoot where their state directories go
 	 * @return the launcher
 	 */
 	public StreamsLauncher launcher(Path stateRoot) {
-		return new StreamsLauncher(this.broker.bootstrapServers(), applicationId(), stateRoot,
+		return new StreamsLauncher(this.broker.bootstrapServers(), applicationId(), stateRoot.resolve(applicationId()),
 				(name) -> ProductionTopology.build(this.topics, name, this.gapMeter))
+			.kafkaDefaultGroupTimings()
 			.property(StreamsConfig.NUM_STREAM_THREADS_CONFIG, THREADS)
-			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
+			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis());
+	}
+
+	/**
+	 * Start an instance with a member runtime, its queries routed by {@link MarkerQueries#applicationServer}.
+	 * @param launcher the application's launcher
+	 * @param name the instance's name and instance id
+	 * @param restoreRate how many records a second it restores (a slower disk)
+	 * @return the instance
+	 */
+	public static StreamsInstance member(StreamsLauncher launcher, String name, long restoreRate) {
+		return launcher.instance(name)
+			.property(StreamsConfig.APPLICATION_SERVER_CONFIG, MarkerQueries.applicationServer(name))
+			.restoreThrottle(RestoreThrottle.of(restoreRate))
+			.memberRuntime()
+			.start();
+	}
+
+	/**
+	 * The records restored into active tasks, per task, on every instance given: a promotion of a warm learner restores
+	 * at most the acceptable lag, a cold move the whole state.
+	 * @param instances the instances
+	 * @return the records restored per task, summed over the instances
+	 */
+	public static Map<TaskId, Long> restoredAtPromotion(Collection<StreamsInstance> instances) {
+		Map<TaskId, Long> restored = new TreeMap<>();
+		instances.forEach((instance) -> instance.restoredRecords().restoredByTask()
+			.forEach((task, records) -> restored.merge(task, records, Long::sum)));
+		return restored;
 	}
 
 	/**
