@@ -12,7 +12,6 @@ import java.util.stream.Collectors;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.MarkerQueries;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
-import io.github.incrementalrebalance.testkit.StallBound;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.github.incrementalrebalance.testkit.ProductionApplication.STALL_BOUND;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -39,10 +39,7 @@ class MultiThreadDrainIntegrationTests {
 
 	private static final int PARTITIONS = 6;
 
-	/** 1 s on a quiet machine; under the build's parallel forks, Kafka's default session timeout. */
 	private static final long RESTORE_RATE = 5_000;
-
-	private static final Duration STALL_BOUND = StallBound.of(Duration.ofSeconds(1), Duration.ofSeconds(45));
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();

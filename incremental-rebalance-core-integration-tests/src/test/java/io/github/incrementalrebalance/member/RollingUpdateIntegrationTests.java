@@ -10,7 +10,6 @@ import java.util.Optional;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
-import io.github.incrementalrebalance.testkit.StallBound;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -21,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.github.incrementalrebalance.testkit.ProductionApplication.STALL_BOUND;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,8 +42,6 @@ class RollingUpdateIntegrationTests {
 	/** Every input task holds about 10 000 store records: restored cold, each takes 5 s. */
 	private static final long RESTORE_RATE = 2_000;
 
-	/** 1 s on a quiet machine; under the build's parallel forks, Kafka's default session timeout. */
-	private static final Duration STALL_BOUND = StallBound.of(Duration.ofSeconds(1), Duration.ofSeconds(45));
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.shared();
@@ -56,8 +54,8 @@ class RollingUpdateIntegrationTests {
 		Rollout learners = rollWithLearners();
 		Rollout kafka = rollWithKafkaAlone();
 		System.out.printf("Rolling update of 3 instances x %d threads at Kafka's default heartbeat: longest stall "
-				+ "%d ms through learners, %d ms Kafka alone (real leave-group); records restored at promotion %d and %d "
-				+ "(bound %d ms)%n", ProductionApplication.THREADS, learners.stall().toMillis(),
+				+ "%d ms through learners, %d ms Kafka alone (real leave-group); records restored at promotion %d "
+				+ "and %d (bound %d ms)%n", ProductionApplication.THREADS, learners.stall().toMillis(),
 				kafka.stall().toMillis(), learners.restored(), kafka.restored(), STALL_BOUND.toMillis());
 		assertThat(learners.stall()).as("longest stall of an input task through learners")
 			.isLessThanOrEqualTo(STALL_BOUND);

@@ -59,6 +59,7 @@ final class GroupExit {
 			}
 		};
 		// the others follow the record and rejoin at once, while Kafka Streams still closes its producers and stores
+		this.membership.exitBegins();
 		this.membership.whenLeft(recordEnd);
 		Thread closer = new Thread(() -> {
 			try {

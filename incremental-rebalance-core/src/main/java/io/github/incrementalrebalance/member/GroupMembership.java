@@ -16,7 +16,7 @@ final class GroupMembership {
 
 	private int open;
 
-	/** Main consumers that closed without a leave since the instance's first one opened. */
+	/** Main consumers that closed without a leave since the instance's first one opened, or its exit began. */
 	private int stayed;
 
 	private final List<Runnable> leftListeners = new ArrayList<>();
@@ -58,7 +58,16 @@ final class GroupMembership {
 	}
 
 	/**
-	 * How many main consumers closed without leaving the group, since the instance's first one opened.
+	 * The instance leaves the group: from now on, only the consumers open now count. A thread replaced earlier closed
+	 * its consumer without a leave when it was a static member's, and its replacement took its place in the group.
+	 */
+	synchronized void exitBegins() {
+		this.stayed = 0;
+	}
+
+	/**
+	 * How many main consumers closed without leaving the group, since the instance's first one opened or its exit
+	 * began.
 	 * @return the count
 	 */
 	synchronized int stayed() {

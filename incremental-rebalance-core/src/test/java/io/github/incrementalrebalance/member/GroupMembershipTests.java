@@ -49,6 +49,22 @@ class GroupMembershipTests {
 	}
 
 	@Test
+	void aStaticMembersThreadReplacedBeforeTheExitDoesNotKeepTheInstanceInTheGroup() {
+		this.membership.consumerOpened();
+		this.membership.consumerOpened();
+		this.membership.consumerClosed(GroupMembershipOperation.REMAIN_IN_GROUP);
+		this.membership.consumerOpened();
+
+		this.membership.exitBegins();
+		this.membership.whenLeft(this.told::incrementAndGet);
+		this.membership.consumerClosed(GroupMembershipOperation.LEAVE_GROUP);
+		this.membership.consumerClosed(GroupMembershipOperation.LEAVE_GROUP);
+
+		assertThat(this.told).hasValue(1);
+		assertThat(this.membership.stayed()).isZero();
+	}
+
+	@Test
 	void aConsumerThatStaysKeepsTheInstanceInTheGroup() {
 		this.membership.consumerOpened();
 		this.membership.consumerOpened();
