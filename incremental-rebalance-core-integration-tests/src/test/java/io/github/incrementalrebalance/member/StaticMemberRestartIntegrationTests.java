@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A static member with four stream threads restarts over a slow link (a join that takes longer than the delay after
+ * A static member with two stream threads restarts over a slow link (a join that takes longer than the delay after
  * which a new member's join is announced, as over TLS or across zones): the group still holds it, the coordinator
  * gives each of its threads its tasks back, and nobody else rebalances.
  */
@@ -32,9 +32,9 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.CLIENT_LINE)
 class StaticMemberRestartIntegrationTests {
 
-	private static final int THREADS = 4;
+	private static final int THREADS = 2;
 
-	private static final int PARTITIONS = 12;
+	private static final int PARTITIONS = 6;
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(30);
 
