@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InterruptException;
@@ -129,7 +130,6 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		}
 		this.running = true;
 		this.rebuilding = new ControlTopicView(this.partition.topic());
-		this.consumer = this.consumers.get();
 		this.probe.start();
 		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
 		reader.setDaemon(true);
@@ -254,15 +254,20 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
-	 * Reads until closed. Any error (a timeout, an authorization error) is reported by {@link #problem()} and logged,
+	 * Reads until closed. Any error (a consumer that cannot be made, as while the bootstrap address does not resolve or
+	 * a keystore is being replaced; a timeout; an authorization error) is reported by {@link #problem()} and logged,
 	 * and the reader goes on with a new consumer after a back-off, from where it was; the view read so far is kept.
 	 */
 	private void read() {
 		Duration backoff = FIRST_BACKOFF;
 		while (reading()) {
-			Consumer<byte[], byte[]> reader = this.consumer;
+			Consumer<byte[], byte[]> reader = null;
 			try {
-				readWith(reader);
+				reader = newConsumer();
+				this.consumer = reader;
+				if (reading()) {
+					readWith(reader);
+				}
 			}
 			catch (InvalidOffsetException ex) {
 				startOver("the records after offset " + this.nextOffset + " are gone (" + ex.getMessage() + ")", null);
@@ -280,13 +285,25 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 				report(ex);
 			}
 			finally {
-				reader.close(Duration.ofSeconds(5));
+				if (reader != null) {
+					reader.close(Duration.ofSeconds(5));
+				}
 			}
 			if (!pause(backoff)) {
 				return;
 			}
-			this.consumer = this.consumers.get();
 			backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF : backoff.multipliedBy(2);
+		}
+	}
+
+	private Consumer<byte[], byte[]> newConsumer() {
+		try {
+			return this.consumers.get();
+		}
+		catch (RuntimeException ex) {
+			// Kafka says only "Failed to construct kafka consumer"; what failed is its cause
+			Throwable why = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new KafkaException("its consumer cannot be made: " + why, ex);
 		}
 	}
 
@@ -386,7 +403,11 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		}
 		this.running = false;
 		this.caughtUp = new CountDownLatch(1);
-		this.consumer.wakeup();
+		Consumer<byte[], byte[]> reading = this.consumer;
+		if (reading != null) {
+			// a consumer being made now sees the reader closed before it reads
+			reading.wakeup();
+		}
 		this.readProblem.set(null);
 		try {
 			this.thread.join(Duration.ofSeconds(10).toMillis());

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.admin.Admin;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +40,9 @@ class ControlTopicReaderTests {
 	private final Deque<MockConsumer<byte[], byte[]>> consumers = new ArrayDeque<>();
 
 	private final List<MockConsumer<byte[], byte[]>> handedOut = new CopyOnWriteArrayList<>();
+
+	/** How many of the next consumers cannot be made. */
+	private final AtomicInteger unmade = new AtomicInteger();
 
 	private final LeaveRecord leave = LeaveRecord.request("a", "a1", Instant.now().truncatedTo(ChronoUnit.MILLIS),
 			Optional.empty(), "cli");
@@ -119,6 +124,35 @@ class ControlTopicReaderTests {
 		}
 	}
 
+	/**
+	 * A consumer that cannot be made (the bootstrap address does not resolve for a while, a keystore is being
+	 * replaced) does not end the reader: it says why, backs off, and reads on once one can be made.
+	 */
+	@Test
+	void aConsumerThatCannotBeMadeIsTriedAgainAndTheReaderReadsOn() {
+		MockConsumer<byte[], byte[]> first = consumer(0, 1);
+		first.schedulePollTask(() -> first.addRecord(record(0, this.leave)));
+		MockConsumer<byte[], byte[]> later = consumer(0, 2);
+		RejoinRequest news = new RejoinRequest("b", "b1", 7, "after the fault",
+				Instant.now().truncatedTo(ChronoUnit.MILLIS));
+		later.schedulePollTask(() -> later.addRecord(record(0, this.leave)));
+		later.schedulePollTask(() -> later.addRecord(record(1, news)));
+		try (ControlTopicReader reader = reader()) {
+			reader.start();
+			assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
+
+			this.unmade.set(2);
+			first.setPollException(new KafkaException("the link to the broker broke"));
+			await("the reader says why it cannot read").atMost(TIMEOUT)
+				.until(() -> reader.problem().filter((why) -> why.contains("No resolvable bootstrap urls")).isPresent());
+
+			await("the news read once a consumer could be made").atMost(TIMEOUT)
+				.until(() -> reader.view().rejoinRequests().containsKey("b"));
+			assertThat(this.unmade).hasValue(0);
+			assertThat(reader.problem()).isEmpty();
+		}
+	}
+
 	private ControlTopicReader reader() {
 		return new ControlTopicReader(this::nextConsumer, () -> {
 			throw new IllegalStateException("no cluster here: the probe is not part of this test");
@@ -126,6 +160,10 @@ class ControlTopicReaderTests {
 	}
 
 	private Consumer<byte[], byte[]> nextConsumer() {
+		if (this.unmade.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+			throw new KafkaException("Failed to construct kafka consumer",
+					new ConfigException("No resolvable bootstrap urls given in bootstrap.servers"));
+		}
 		MockConsumer<byte[], byte[]> next = this.consumers.removeFirst();
 		this.handedOut.add(next);
 		return next;
