@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,18 +65,37 @@ public final class GapMeter {
 	 * @return the longest gap
 	 */
 	public Duration longestGap(TaskId task, Instant from, Instant to) {
+		return gap(task, from, to).length();
+	}
+
+	/**
+	 * Where the longest stall among several tasks was: which task, from when, how long (for a test's report of a
+	 * figure it asserts on).
+	 * @param tasks the tasks
+	 * @param from start of the window
+	 * @param to end of the window
+	 * @return the longest gap
+	 */
+	public Gap longestGapOf(Collection<TaskId> tasks, Instant from, Instant to) {
+		return tasks.stream()
+			.map((task) -> gap(task, from, to))
+			.max(Comparator.comparing(Gap::length))
+			.orElse(new Gap(null, from, Duration.ZERO));
+	}
+
+	private Gap gap(TaskId task, Instant from, Instant to) {
 		Instant previous = from;
-		Duration longest = Duration.ZERO;
+		Gap longest = new Gap(task, from, Duration.ZERO);
 		for (Processed marker : markers(task)) {
 			if (marker.at().isBefore(from) || marker.at().isAfter(to)) {
 				continue;
 			}
 			Duration gap = Duration.between(previous, marker.at());
-			longest = (gap.compareTo(longest) > 0) ? gap : longest;
+			longest = (gap.compareTo(longest.length()) > 0) ? new Gap(task, previous, gap) : longest;
 			previous = marker.at();
 		}
 		Duration tail = Duration.between(previous, to);
-		return (tail.compareTo(longest) > 0) ? tail : longest;
+		return (tail.compareTo(longest.length()) > 0) ? new Gap(task, previous, tail) : longest;
 	}
 
 	/**
@@ -149,6 +169,15 @@ public final class GapMeter {
 	}
 
 	private record Processed(Instant at, String instance, Duration latency) {
+	}
+
+	/**
+	 * A stall of one task.
+	 * @param task the task, null when there was none
+	 * @param from its last marker before the stall
+	 * @param length how long it lasted
+	 */
+	public record Gap(TaskId task, Instant from, Duration length) {
 	}
 
 }
