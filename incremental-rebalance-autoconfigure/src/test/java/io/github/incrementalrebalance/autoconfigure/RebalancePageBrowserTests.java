@@ -154,9 +154,10 @@ class RebalancePageBrowserTests {
 			});
 			page("the learners' lag falls on the page").atMost(Duration.ofSeconds(30))
 				.until(() -> !learners("a").isEmpty() && totalLag(learners("a")) < lagBefore.get());
-			assertThat(row("a").findElements(By.cssSelector("[role=progressbar]"))).isNotEmpty()
+			page().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(row("a")
+				.findElements(By.cssSelector("[role=progressbar]"))).isNotEmpty()
 				.allSatisfy((bar) -> assertThat(bar.getDomAttribute("aria-label")).startsWith("learner of "))
-				.allSatisfy((bar) -> assertThat(bar.getDomAttribute("aria-valuenow")).matches("\\d+"));
+				.allSatisfy((bar) -> assertThat(bar.getDomAttribute("aria-valuenow")).matches("\\d+")));
 			page("b's drain with its ETA").atMost(Duration.ofSeconds(10))
 				.until(() -> row("b").findElement(By.cssSelector("td.drain")).getText()
 					.matches("0/\\d learners ready · ETA (\\d+ min )?\\d+ s.*"));
@@ -164,8 +165,9 @@ class RebalancePageBrowserTests {
 			Files.copy(((ChromeDriver) this.browser).getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOT,
 					StandardCopyOption.REPLACE_EXISTING);
 
-			assertThat(row("b").findElement(By.cssSelector("button.cancel")).getDomAttribute("aria-label"))
-				.isEqualTo("Cancel the leave of b");
+			page().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(row("b")
+				.findElement(By.cssSelector("button.cancel")).getDomAttribute("aria-label"))
+				.isEqualTo("Cancel the leave of b"));
 			click(() -> row("b").findElement(By.cssSelector("button.cancel")));
 			page("b stable again on the page").atMost(Duration.ofSeconds(30)).until(() -> state("b").equals("STABLE"));
 			assertThat(b.getBean(MemberRuntimes.class).all().get(0).state().name()).isEqualTo("STABLE");
@@ -200,9 +202,13 @@ class RebalancePageBrowserTests {
 			this.browser.get(CountingBootApplication.uri(idle, "/actuator/rebalance/page/index.html").toString());
 			page("an empty group on the page").atMost(Duration.ofSeconds(30))
 				.until(() -> this.browser.findElement(By.id("status")).getText().startsWith("updated "));
-			assertThat(this.browser.findElement(By.cssSelector("#members td.empty")).getText()).startsWith("no members");
-			assertThat(this.browser.findElement(By.cssSelector("#left td.empty")).getText()).isEqualTo("nobody left lately");
-			assertThat(this.browser.findElement(By.id("error")).getText()).isEmpty();
+			page().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				assertThat(this.browser.findElement(By.cssSelector("#members td.empty")).getText())
+					.startsWith("no members");
+				assertThat(this.browser.findElement(By.cssSelector("#left td.empty")).getText())
+					.isEqualTo("nobody left lately");
+				assertThat(this.browser.findElement(By.id("error")).getText()).isEmpty();
+			});
 		}
 	}
 
