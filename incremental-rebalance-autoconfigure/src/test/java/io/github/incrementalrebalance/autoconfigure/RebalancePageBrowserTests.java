@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
@@ -119,10 +120,11 @@ class RebalancePageBrowserTests {
 					.build(), HttpResponse.BodyHandlers.ofString());
 			assertThat(withoutToken.statusCode()).as("a write without the CSRF token").isEqualTo(403);
 
-			focus(leaveButton("b"));
+			focus(() -> leaveButton("b"));
 			String before = status();
 			page("a refresh").atMost(Duration.ofSeconds(10)).until(() -> !status().equals(before));
-			assertThat(focused().getDomAttribute("data-focus")).as("the focus after a refresh").isEqualTo("action:b");
+			page().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(focused().getDomAttribute("data-focus"))
+				.as("the focus after a refresh").isEqualTo("action:b"));
 			producer.load(4, 10_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "page-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
@@ -136,7 +138,8 @@ class RebalancePageBrowserTests {
 			assertThat(confirm.getDomProperty("open")).as("the confirmation is closed").isEqualTo("false");
 			String kept = status();
 			page("a refresh after keeping b").atMost(Duration.ofSeconds(10)).until(() -> !status().equals(kept));
-			assertThat(state("b")).as("kept: no leave asked").isEqualTo("STABLE");
+			page().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(state("b")).as("kept: no leave asked").isEqualTo("STABLE"));
 			assertThat(b.getBean(MemberRuntimes.class).all().get(0).state().name()).isEqualTo("STABLE");
 
 			leave("b");
@@ -214,14 +217,19 @@ class RebalancePageBrowserTests {
 
 	/**
 	 * An await on the page, which re-renders its rows every two seconds: an element read between two renders is
-	 * looked up again.
+	 * looked up again, and one a render has yet to add is waited for.
 	 */
 	private static ConditionFactory page(String alias) {
-		return await(alias).ignoreExceptionsInstanceOf(StaleElementReferenceException.class);
+		return rendered(await(alias));
 	}
 
 	private static ConditionFactory page() {
-		return await().ignoreExceptionsInstanceOf(StaleElementReferenceException.class);
+		return rendered(await());
+	}
+
+	private static ConditionFactory rendered(ConditionFactory await) {
+		return await.ignoreExceptionsMatching((thrown) -> thrown instanceof StaleElementReferenceException
+				|| thrown instanceof NoSuchElementException);
 	}
 
 	/**
@@ -242,8 +250,11 @@ class RebalancePageBrowserTests {
 		click(() -> this.browser.findElement(By.id("confirm-leave")));
 	}
 
-	private void focus(WebElement element) {
-		((JavascriptExecutor) this.browser).executeScript("arguments[0].focus()", element);
+	private void focus(Supplier<WebElement> element) {
+		page("a focus").atMost(Duration.ofSeconds(10)).until(() -> {
+			((JavascriptExecutor) this.browser).executeScript("arguments[0].focus()", element.get());
+			return true;
+		});
 	}
 
 	private WebElement focused() {
