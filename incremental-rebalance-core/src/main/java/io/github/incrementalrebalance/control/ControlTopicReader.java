@@ -47,9 +47,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	/** How long the probe waits between two of its questions to the cluster about the topic. */
 	private static final Duration PROBE_INTERVAL = Duration.ofSeconds(5);
 
-	private static final Duration FIRST_BACKOFF = Duration.ofMillis(200);
-
-	private static final Duration LAST_BACKOFF = Duration.ofSeconds(10);
+	private static final Backoff BACKOFF = Backoff.doubling(Duration.ofMillis(200), Duration.ofSeconds(10));
 
 	private final Supplier<Consumer<byte[], byte[]>> consumers;
 
@@ -259,7 +257,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * and the reader goes on with a new consumer after a back-off, from where it was; the view read so far is kept.
 	 */
 	private void read() {
-		Duration backoff = FIRST_BACKOFF;
+		Backoff backoff = BACKOFF;
 		while (reading()) {
 			Consumer<byte[], byte[]> reader = null;
 			try {
@@ -280,7 +278,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			catch (RuntimeException ex) {
 				if (this.readProblem.get() == null) {
 					// it read well until now: a new fault, not the next try of an old one
-					backoff = FIRST_BACKOFF;
+					backoff = BACKOFF;
 				}
 				report(ex);
 			}
@@ -289,10 +287,10 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 					reader.close(Duration.ofSeconds(5));
 				}
 			}
-			if (!pause(backoff)) {
+			if (!pause(backoff.pause())) {
 				return;
 			}
-			backoff = (backoff.multipliedBy(2).compareTo(LAST_BACKOFF) > 0) ? LAST_BACKOFF : backoff.multipliedBy(2);
+			backoff = backoff.next();
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.Backoff;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicException;
 import org.slf4j.Logger;
@@ -22,9 +23,7 @@ final class ControlTopicLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(ControlTopicLifecycle.class);
 
-	private static final Duration FIRST_OPEN_RETRY = Duration.ofSeconds(1);
-
-	private static final Duration LAST_OPEN_RETRY = Duration.ofSeconds(30);
+	private static final Backoff OPEN_RETRY = Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(30));
 
 	private final MemberContext context;
 
@@ -46,10 +45,10 @@ final class ControlTopicLifecycle {
 	synchronized void open(ScheduledExecutorService on) {
 		this.openingOn = on;
 		this.openProblem = "control topic " + this.context.controlTopic() + " is not checked yet";
-		on.execute(() -> attempt(on, FIRST_OPEN_RETRY));
+		on.execute(() -> attempt(on, OPEN_RETRY));
 	}
 
-	private void attempt(ScheduledExecutorService on, Duration retry) {
+	private void attempt(ScheduledExecutorService on, Backoff retry) {
 		try {
 			ControlTopic.ensureExists(this.context.streamsConfig(), this.context.controlTopic(),
 					LearnerConfig.replicationFactor(this.context.streamsConfig()), this.context.config().createControlTopic(),
@@ -61,24 +60,38 @@ final class ControlTopicLifecycle {
 				}
 			}
 		}
-		catch (ControlTopicException ex) {
+		catch (RuntimeException ex) {
+			// not only the topic's own faults: a client that cannot be made (a keystore mid-rotation, a bootstrap
+			// address that does not resolve for a moment) is tried again too, or the member would never read the topic
 			if (on.isShutdown()) {
 				return;
 			}
-			String problem = ex.getMessage();
+			String problem = problemOf(ex);
 			if (!problem.equals(this.openProblem)) {
 				logger.warn("{}; trying again in the background", problem);
 			}
 			this.openProblem = problem;
-			Duration next = retry.multipliedBy(2);
 			try {
-				on.schedule(() -> attempt(on, (next.compareTo(LAST_OPEN_RETRY) > 0) ? LAST_OPEN_RETRY : next),
-						retry.toMillis(), TimeUnit.MILLISECONDS);
+				on.schedule(() -> attempt(on, retry.next()), retry.pause().toMillis(), TimeUnit.MILLISECONDS);
 			}
 			catch (RejectedExecutionException stopped) {
 				// the member stopped meanwhile
 			}
 		}
+	}
+
+	private String problemOf(RuntimeException ex) {
+		if (ex instanceof ControlTopicException) {
+			return ex.getMessage();
+		}
+		// Kafka says "Failed to create new KafkaAdminClient", then "Failed to create new NetworkClient": what failed is
+		// the last cause (a keystore file not found, an address that does not resolve)
+		Throwable cause = ex;
+		while (cause.getCause() != null && cause.getCause() != cause) {
+			cause = cause.getCause();
+		}
+		String why = (cause != ex) ? ex.getMessage() + ", caused by " + cause : ex.toString();
+		return "control topic " + this.context.controlTopic() + " cannot be checked: " + why;
 	}
 
 	/**

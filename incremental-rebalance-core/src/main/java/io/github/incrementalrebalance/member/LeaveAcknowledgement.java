@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
+import io.github.incrementalrebalance.control.Backoff;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import org.slf4j.Logger;
@@ -20,9 +21,7 @@ final class LeaveAcknowledgement {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaveAcknowledgement.class);
 
-	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-
-	private static final Duration LAST_RETRY = Duration.ofSeconds(8);
+	private static final Backoff RETRY = Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(8));
 
 	private final String leaveId;
 
@@ -34,7 +33,7 @@ final class LeaveAcknowledgement {
 
 	private final LeaveBounds bounds;
 
-	private Duration retry = FIRST_RETRY;
+	private Backoff retry = RETRY;
 
 	private Instant nextRetry;
 
@@ -56,7 +55,7 @@ final class LeaveAcknowledgement {
 		this.seenAt = seenAt;
 		this.generationAtRequest = generationAtRequest;
 		this.bounds = bounds;
-		this.nextRetry = seenAt.plus(this.retry);
+		this.nextRetry = seenAt.plus(this.retry.pause());
 	}
 
 	/**
@@ -90,9 +89,8 @@ final class LeaveAcknowledgement {
 		}
 		if (!now.isBefore(this.nextRetry)) {
 			trigger.request(RebalanceCause.LEAVE, "incremental-rebalance: " + this.instanceId + " is leaving (retry)");
-			this.retry = (this.retry.multipliedBy(2).compareTo(LAST_RETRY) > 0) ? LAST_RETRY
-					: this.retry.multipliedBy(2);
-			this.nextRetry = now.plus(this.retry);
+			this.retry = this.retry.next();
+			this.nextRetry = now.plus(this.retry.pause());
 		}
 		return Optional.empty();
 	}

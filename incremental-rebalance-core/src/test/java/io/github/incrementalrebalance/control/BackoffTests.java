@@ -1,0 +1,32 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class BackoffTests {
+
+	@Test
+	void pausesDoubleUpToTheCapAndStartOverForANewFault() {
+		Backoff backoff = Backoff.doubling(Duration.ofMillis(200), Duration.ofSeconds(1));
+		assertThat(backoff.pause()).isEqualTo(Duration.ofMillis(200));
+		assertThat(backoff.next().pause()).isEqualTo(Duration.ofMillis(400));
+		assertThat(backoff.next().next().pause()).isEqualTo(Duration.ofMillis(800));
+		assertThat(backoff.next().next().next().pause()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(backoff.next().next().next().next().pause()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(backoff.next().next().reset()).isEqualTo(backoff);
+	}
+
+	@Test
+	void aPauseThatIsNotPositiveOrACapBelowTheFirstPauseIsRefusedWithBoth() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Backoff.doubling(Duration.ZERO, Duration.ofSeconds(1)))
+			.withMessageContaining("PT0S").withMessageContaining("PT1S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> Backoff.doubling(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+			.withMessageContaining("positive first pause no longer than its cap");
+	}
+
+}
