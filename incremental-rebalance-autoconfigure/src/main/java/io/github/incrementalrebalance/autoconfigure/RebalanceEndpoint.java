@@ -92,7 +92,8 @@ public class RebalanceEndpoint {
 		return switch (section) {
 			case TASKS -> new Tasks(this.runtimes.all().stream()
 				.map((runtime) -> new ApplicationTasks(runtime.applicationId(), runtime.identity().instanceId(),
-						runtime.tasks().stream().map(TaskDescriptor::of).toList()))
+						runtime.tasks().stream().map(TaskDescriptor::of).toList(),
+						runtime.lagsAge().map(Duration::toMillis).orElse(null)))
 				.toList());
 			case GROUP -> new Groups(this.runtimes.all().stream().map(RebalanceEndpoint::group).toList());
 		};
@@ -375,7 +376,16 @@ public class RebalanceEndpoint {
 	public record Tasks(List<ApplicationTasks> applications) implements OperationResponseBody {
 	}
 
-	public record ApplicationTasks(String applicationId, String instanceId, List<TaskDescriptor> tasks) {
+	/**
+	 * The tasks of one member of this instance.
+	 * @param applicationId its application
+	 * @param instanceId its instance id
+	 * @param tasks its tasks
+	 * @param lagsAgeMillis how old the lags of its learners and standbys are (the member reads them on its own
+	 * thread, never on the endpoint's); null before the first read
+	 */
+	public record ApplicationTasks(String applicationId, String instanceId, List<TaskDescriptor> tasks,
+			@Nullable Long lagsAgeMillis) {
 	}
 
 	public record TaskDescriptor(String id, TaskRole state, boolean stateful, List<String> stores,

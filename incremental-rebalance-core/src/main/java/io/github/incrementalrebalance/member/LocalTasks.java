@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.member;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -22,8 +23,8 @@ import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * The tasks of one start of Kafka Streams as this member sees them: what it runs, learns and keeps standby, and the
- * local lag of its learners and standbys. Any thread may call it; each lag read asks the cluster for the changelogs'
- * end offsets, so reads within {@link RecentLags#FRESH_FOR} share one answer.
+ * local lag of its learners and standbys. Any thread may ask for the tasks: their lags are the last sample the member
+ * read on its own thread ({@link RecentLags}), never a request to the cluster on the caller's thread.
  */
 final class LocalTasks {
 
@@ -33,7 +34,7 @@ final class LocalTasks {
 
 	private final long acceptableRecoveryLag;
 
-	private final Supplier<Map<TaskId, Long>> lags;
+	private final RecentLags lags;
 
 	LocalTasks(KafkaStreams streams, TopologyDescription topology, long acceptableRecoveryLag, Clock clock) {
 		this.streams = streams;
@@ -51,7 +52,23 @@ final class LocalTasks {
 	}
 
 	/**
-	 * This member's tasks, as of Kafka Streams' last assignment and the plan given.
+	 * Read the lags on the member's check thread if someone took a stale sample since the last read.
+	 */
+	void readLagsIfWanted() {
+		this.lags.readIfWanted();
+	}
+
+	/**
+	 * When the lags {@link #tasks} reports were read.
+	 * @return the moment, by the member's clock; empty before the first read
+	 */
+	Optional<Instant> lagsReadAt() {
+		return this.lags.readAt();
+	}
+
+	/**
+	 * This member's tasks, as of Kafka Streams' last assignment and the plan given; the lags of learners and standbys
+	 * as last read.
 	 * @param plan this start's plan, if one is known
 	 * @return the tasks, sorted
 	 */
@@ -61,7 +78,7 @@ final class LocalTasks {
 		Set<ThreadMetadata> threads = this.streams.metadataForLocalThreads();
 		// only when there are standbys to report: each read is a ListOffsets call
 		Map<TaskId, Long> lags = threads.stream().anyMatch((thread) -> !thread.standbyTasks().isEmpty())
-				? this.lags.get() : Map.of();
+				? this.lags.last().map(RecentLags.Sample::lags).orElse(Map.of()) : Map.of();
 		List<TaskState> tasks = new ArrayList<>();
 		for (ThreadMetadata thread : threads) {
 			for (TaskMetadata active : thread.activeTasks()) {

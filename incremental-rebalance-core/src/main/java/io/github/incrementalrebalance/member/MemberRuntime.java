@@ -217,7 +217,7 @@ public final class MemberRuntime implements AutoCloseable {
 		// not holding this runtime's lock: the control topic is opened under it
 		if (!this.context.reader().awaitCaughtUp(wait)) {
 			logger.warn("Control topic {} not read within {} ({}, {}): Kafka Streams start meanwhile; until it is read "
-					+ "the group runs Kafka's assignment, without learners, and a leave is refused (health is DOWN)",
+					+ "the group runs Kafka's assignment, without learners, and a leave is refused (health says why)",
 					this.context.controlTopic(), wait, LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG,
 					controlTopicProblem().orElse("still reading"));
 		}
@@ -329,12 +329,25 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
-	 * This member's tasks: what it runs, learns and keeps standby, with the local lag of learners and standbys.
+	 * This member's tasks: what it runs, learns and keeps standby, with the local lag of learners and standbys as the
+	 * member last read it ({@link #lagsAge()}). Asks nothing of the cluster on the caller's thread.
 	 * @return the tasks, as of Kafka Streams' last assignment and the last plan
 	 */
 	public List<TaskState> tasks() {
 		MemberStart current = this.starts.attached();
 		return (current != null) ? current.tasks().tasks(current.plan()) : List.of();
+	}
+
+	/**
+	 * How old the lags {@link #tasks()} reports are: the member reads them on its own thread, at its next check after
+	 * someone took a sample older than a fifth of a second, so an age that keeps growing says the cluster does not
+	 * answer.
+	 * @return the age, empty before the first read
+	 */
+	public Optional<Duration> lagsAge() {
+		MemberStart current = this.starts.attached();
+		return (current != null) ? current.tasks().lagsReadAt()
+			.map((readAt) -> Duration.between(readAt, this.context.clocks().elapsed().instant())) : Optional.empty();
 	}
 
 	/**

@@ -119,10 +119,11 @@ final class MemberStart {
 	}
 
 	/**
-	 * Follow the learners: ask for a rebalance once they are ready, and sample their progress. On the runtime's check
-	 * thread, while the member is stable or leaving.
+	 * Follow the learners: ask for a rebalance once they are ready, and sample their progress, while the member is
+	 * stable or leaving; read the lags the application's threads asked for. On the runtime's check thread.
 	 */
 	void checkLearners() {
+		this.tasks.readLagsIfWanted();
 		MemberState state = this.drain.state();
 		if (state != MemberState.STABLE && state != MemberState.LEAVING) {
 			return;
