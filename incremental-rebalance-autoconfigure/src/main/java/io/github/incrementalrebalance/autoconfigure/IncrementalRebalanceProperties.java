@@ -80,6 +80,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * share with its state.
  * @param warmReadinessTimeout How long after its start an instance that is not warm yet accepts traffic anyway, and
  * says why (WARN).
+ * @param problemHealthStatus The status of the 'rebalance' health contributor while a member cannot hand its tasks to
+ * learners (its control topic unreadable or not read yet, its plans unpublished, its instance id used twice, a round
+ * that fell back to Kafka's assignor); the 'problem' detail says why. 'UP' by default: the application still
+ * processes and a restart mends none of these, so a probe or load balancer must not act on it. 'DOWN' (503) or a
+ * status of your own, mapped in 'management.endpoint.health.status', for those that should.
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
@@ -91,7 +96,8 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
 		@Nullable Duration leaveAcknowledgementTimeout,
 		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
-		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout) {
+		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
+		@DefaultValue("UP") String problemHealthStatus) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
@@ -123,6 +129,11 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (warmReadinessTimeout != null && warmReadinessTimeout.toMillis() < 1) {
 			throw invalid("warm-readiness-timeout", warmReadinessTimeout, "a duration of at least 1ms");
 		}
+		if (problemHealthStatus == null || problemHealthStatus.isBlank()) {
+			throw invalid("problem-health-status", problemHealthStatus,
+					"a health status: UP, DOWN, OUT_OF_SERVICE or a status of your own");
+		}
+		problemHealthStatus = problemHealthStatus.trim().toUpperCase(Locale.ROOT);
 		if (drainStallTimeout != null && drainStallTimeout.toMillis() < 1) {
 			throw invalid("drain-stall-timeout", drainStallTimeout, "a duration of at least 1ms");
 		}

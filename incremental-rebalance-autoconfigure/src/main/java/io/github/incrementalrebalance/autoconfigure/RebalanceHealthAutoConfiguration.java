@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -20,8 +21,9 @@ public final class RebalanceHealthAutoConfiguration {
 	@Bean
 	@ConditionalOnBean(MemberRuntimes.class)
 	@ConditionalOnMissingBean(name = "rebalanceHealthIndicator")
-	RebalanceHealthIndicator rebalanceHealthIndicator(MemberRuntimes runtimes) {
-		return new RebalanceHealthIndicator(runtimes);
+	RebalanceHealthIndicator rebalanceHealthIndicator(MemberRuntimes runtimes,
+			IncrementalRebalanceProperties properties) {
+		return new RebalanceHealthIndicator(runtimes, new Status(properties.problemHealthStatus()));
 	}
 
 }

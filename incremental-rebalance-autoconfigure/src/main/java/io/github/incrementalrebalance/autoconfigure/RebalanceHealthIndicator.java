@@ -7,37 +7,41 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
- * Health of the members: UP while they can do their job, also while draining; DOWN with the reason when a member
- * cannot: its control topic cannot be read or its plans cannot be published, another live member has its instance id
- * (a leave for that id is refused), or its last planning round fell back to Kafka's assignor (no learners until a
- * round plans again); in each case its leaves would not hand tasks to warm learners. Keep it out
- * of the liveness group: a restart does not mend a control topic, and a liveness probe must never kill an instance
- * mid-drain. The details say where each member is and how its last leave ended.
+ * Health of the members: UP while they can do their job, also while draining; the configured problem status (UP by
+ * default) with the reason in {@code problem} when a member cannot: its control topic cannot be read or its plans
+ * cannot be published, another live member has its instance id (a leave for that id is refused), or its last planning
+ * round fell back to Kafka's assignor (no learners until a round plans again); in each case its leaves would not hand
+ * tasks to warm learners, yet it processes, and a restart mends none of them: a 503 would pull a working instance out
+ * of a load balancer or a registry. The details say where each member is and how its last leave ended.
  */
 public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 
 	private final MemberRuntimes runtimes;
 
-	public RebalanceHealthIndicator(MemberRuntimes runtimes) {
+	private final Status problemStatus;
+
+	/**
+	 * @param runtimes the members
+	 * @param problemStatus the status while a member cannot hand its tasks to learners
+	 */
+	public RebalanceHealthIndicator(MemberRuntimes runtimes, Status problemStatus) {
 		super("Rebalance health check failed");
 		this.runtimes = runtimes;
+		this.problemStatus = problemStatus;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		builder.up();
+		boolean anyProblem = false;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("instanceId", runtime.identity().instanceId());
 			details.put("state", runtime.state());
-			runtime.controlTopicProblem().ifPresent((problem) -> {
-				builder.down();
-				details.put("problem", problem);
-			});
+			runtime.controlTopicProblem().ifPresent((why) -> details.put("problem", why));
 			if (runtime.hasDuplicateInstanceId()) {
-				builder.down();
 				details.put("duplicateInstanceId", true);
 				details.putIfAbsent("problem", "instance id " + runtime.identity().instanceId() + " is used by another "
 						+ "live member: a leave for it is refused; give each instance its own");
@@ -45,7 +49,6 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 			details.put("assignorFallbacks", runtime.assignorStatus().fallbacks());
 			runtime.assignorStatus().lastFallbackReason().ifPresent((reason) -> details.put("lastFallback", reason));
 			if (runtime.assignorStatus().fallingBack()) {
-				builder.down();
 				details.putIfAbsent("problem", "the last assignment fell back to Kafka's sticky assignor ("
 						+ runtime.assignorStatus().lastFallbackReason().orElse("no reason given")
 						+ "): no learners until a rebalance plans again");
@@ -60,8 +63,10 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 				details.put("outcomeReason", outcome.reason().word());
 				details.put("tasksMovedCold", outcome.tasksMovedCold());
 			});
+			anyProblem |= details.containsKey("problem");
 			builder.withDetail(runtime.applicationId(), details);
 		}
+		builder.status(anyProblem ? this.problemStatus : Status.UP);
 	}
 
 }

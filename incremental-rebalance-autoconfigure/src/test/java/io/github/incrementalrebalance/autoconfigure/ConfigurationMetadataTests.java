@@ -38,7 +38,7 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.task-weight-timeout",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
 				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.warm-readiness",
-				"incremental-rebalance.warm-readiness-timeout");
+				"incremental-rebalance.warm-readiness-timeout", "incremental-rebalance.problem-health-status");
 		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave-on-close").get("defaultValue").asBoolean()).isTrue();
@@ -56,6 +56,8 @@ class ConfigurationMetadataTests {
 			.isEqualTo("10s");
 		assertThat(properties.get("incremental-rebalance.task-weight-timeout").get("defaultValue").asString())
 			.isEqualTo("5s");
+		assertThat(properties.get("incremental-rebalance.problem-health-status").get("defaultValue").asString())
+			.isEqualTo("UP");
 	}
 
 }

@@ -356,9 +356,19 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void healthIsDownWhileTheAssignorFallsBackAndUpOnceItPlansAgain() {
+	void healthSaysWhileTheAssignorFallsBackStayingUpByDefaultAndClearsOnceItPlansAgain() {
+		healthWhileTheAssignorFallsBack(Status.UP);
+	}
+
+	@Test
+	void healthTakesTheStatusAnOperatorRoutesOnWhileTheAssignorFallsBack() {
+		healthWhileTheAssignorFallsBack(Status.OUT_OF_SERVICE, "incremental-rebalance.problem-health-status=out_of_service");
+	}
+
+	private void healthWhileTheAssignorFallsBack(Status expected, String... properties) {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
 			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues(properties)
 			.run((context) -> {
 				MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
 				ControlView broken = () -> {
@@ -371,14 +381,27 @@ class IncrementalRebalanceAutoConfigurationTests {
 					.learnerSetting(ControlView.CONFIG, broken);
 				group.rebalance();
 
-				Health down = context.getBean(RebalanceHealthIndicator.class).health(true);
-				assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-				assertThat(down.getDetails().get("app").toString())
+				Health fallingBack = context.getBean(RebalanceHealthIndicator.class).health(true);
+				assertThat(fallingBack.getStatus()).isEqualTo(expected);
+				assertThat(fallingBack.getDetails().get("app").toString())
 					.contains("problem=the last assignment fell back to Kafka's sticky assignor (leave requests unreadable)");
 
 				group.learnerSetting(ControlView.CONFIG, new InMemoryControlView()).rebalance();
-				assertThat(context.getBean(RebalanceHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
+				Health planning = context.getBean(RebalanceHealthIndicator.class).health(true);
+				assertThat(planning.getStatus()).isEqualTo(Status.UP);
+				assertThat(planning.getDetails().get("app").toString()).doesNotContain("problem=");
 			});
+	}
+
+	@Test
+	void aBlankProblemHealthStatusIsRefusedNamingWhatIsAccepted() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.problem-health-status= ")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("incremental-rebalance.problem-health-status")
+				.hasMessageContaining("UP, DOWN, OUT_OF_SERVICE or a status of your own"));
 	}
 
 	@Test
