@@ -249,20 +249,28 @@ final class Drain {
 			Optional<HandOverReason> handOver = plan.get().handOver();
 			if (handOver.isPresent()) {
 				DrainOutcome.Reason reason = outcomeOf(handOver.get());
-				// tasks still being learned wait for a learner; without learners every stateful task moves cold
+				// without learners every stateful task moves cold; otherwise those whose learner is not ready yet
 				finish(DrainOutcome.of(reason, (reason.kind() == DrainOutcome.Kind.LEFT_WITHOUT_LEARNERS)
-						? this.statefulTasks.getAsInt() : plan.get().beingLearned().size()));
+						? this.statefulTasks.getAsInt() : learnersNotReady(plan.get())));
 				return;
 			}
 			followProgress(now, plan.get());
 		}
 		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
 			finish(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED,
-					plan.map((own) -> own.beingLearned().size()).orElseGet(this.statefulTasks::getAsInt)));
+					plan.map(this::learnersNotReady).orElseGet(this.statefulTasks::getAsInt)));
 			return;
 		}
 		this.acknowledgement.check(now, this.trigger, this.reader)
 			.ifPresent((reason) -> finish(DrainOutcome.of(reason, this.statefulTasks.getAsInt())));
+	}
+
+	/**
+	 * The tasks that move cold when the member leaves now: those still being learned whose learner is not ready as its
+	 * member last reported; a ready learner takes its task over warm, whether or not the hand-over waited for it.
+	 */
+	private int learnersNotReady(MemberPlan plan) {
+		return DrainStallWatch.notReady(plan.beingLearned(), this.reader.progress()).size();
 	}
 
 	/**

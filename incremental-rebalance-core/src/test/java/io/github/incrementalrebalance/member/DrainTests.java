@@ -224,6 +224,25 @@ class DrainTests {
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
 	}
 
+	@Test
+	void aForcedLeaveCountsAsColdOnlyTheTasksWhoseLearnerIsNotReady() {
+		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
+		this.control.plan(MemberPlanBuilder.plan("b", this.identity.incarnation())
+			.beingLearned("0_1", "0_2")
+			.leaving(Optional.of(leaveId()))
+			.record(this.control.nextGeneration()));
+		this.control.progress.add(new ProgressRecord("a", "a1", this.clock.instant(),
+				List.of(new LearnerProgress("0_1", 10, 0, true, Optional.empty()),
+						new LearnerProgress("0_2", 40_000, 0, false, Optional.empty()))));
+
+		this.clock.advance(Duration.ofSeconds(30));
+		this.drain.check();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+		assertThat(this.drain.outcome()).as("0_1's learner is ready: it takes the task over warm")
+			.contains(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, 1));
+	}
+
 	/**
 	 * NTP steps the wall clock an hour forward, then back, during a leave with a 30 s timeout: neither forces it, nor
 	 * holds it past its timeout, and the deadline an operator reads moves with the wall clock.
