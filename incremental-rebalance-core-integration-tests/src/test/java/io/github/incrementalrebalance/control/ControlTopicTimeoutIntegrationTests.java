@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -87,6 +88,25 @@ class ControlTopicTimeoutIntegrationTests {
 			await("the reader allowing 2 s, once the link is fast again").atMost(TIMEOUT)
 				.until(() -> reader.problem().isEmpty());
 			assertThat(probe.problem()).isEmpty();
+		}
+	}
+
+	/**
+	 * The check at start, while the cluster does not answer the control topic's admin at all: it gives up within the
+	 * application's timeout, so that the next try and a stop are not held for the admin client's own minute.
+	 */
+	@Test
+	void aCheckAtStartThatTheClusterDoesNotAnswerEndsWithinTheApplicationsTimeout() {
+		Duration allowed = Duration.ofSeconds(2);
+		Map<String, Object> silent = application("silent", Map.of());
+		try (FaultProxy.Fault unanswered = broker.proxy()
+			.blackHole((clientId) -> clientId.equals("silent-rebalance-control-admin"))) {
+			long started = System.nanoTime();
+			assertThatExceptionOfType(ControlTopicException.class)
+				.isThrownBy(() -> ControlTopic.ensureExists(silent, "silent-control", -1, true, allowed))
+				.withMessageContaining("within PT2S (incremental.rebalance.control.topic.timeout.ms)");
+			Duration took = Duration.ofNanos(System.nanoTime() - started);
+			assertThat(took).as("the check with 2 s allowed, its admin closed").isLessThan(allowed.plusSeconds(3));
 		}
 	}
 

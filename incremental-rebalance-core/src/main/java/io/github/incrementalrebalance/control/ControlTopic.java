@@ -13,6 +13,9 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
@@ -60,8 +63,13 @@ public final class ControlTopic {
 	 */
 	public static void ensureExists(Map<String, ?> streamsConfig, String topic, int replicationFactor, boolean create,
 			Duration timeout) {
-		try (Admin admin = ControlClients.ofControlTopic(streamsConfig).admin()) {
+		Admin admin = ControlClients.ofControlTopic(streamsConfig).admin();
+		try {
 			ensureExists(admin, topic, replicationFactor, create, timeout);
+		}
+		finally {
+			// a close without a bound waits for the requests of a check that timed out, up to the admin's own minute
+			admin.close(Duration.ZERO);
 		}
 	}
 
@@ -94,7 +102,9 @@ public final class ControlTopic {
 			NewTopic newTopic = new NewTopic(topic, Optional.of(1),
 					(replicationFactor == -1) ? Optional.empty() : Optional.of((short) replicationFactor))
 				.configs(CREATED_WITH);
-			admin.createTopics(List.of(newTopic)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			admin.createTopics(List.of(newTopic), new CreateTopicsOptions().timeoutMs(millis(timeout)))
+				.all()
+				.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 			logger.info("Created control topic {}", topic);
 		}
 		catch (ExecutionException ex) {
@@ -129,7 +139,9 @@ public final class ControlTopic {
 		ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
 		Config config;
 		try {
-			config = admin.describeConfigs(List.of(resource)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+			config = admin.describeConfigs(List.of(resource), new DescribeConfigsOptions().timeoutMs(millis(timeout)))
+				.all()
+				.get(timeout.toMillis(), TimeUnit.MILLISECONDS)
 				.get(resource);
 		}
 		catch (ExecutionException ex) {
@@ -163,6 +175,11 @@ public final class ControlTopic {
 		}
 	}
 
+	/** The admin's own bound for a request: it gives up when the caller does, rather than retry for a minute. */
+	private static int millis(Duration timeout) {
+		return (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+	}
+
 	/** A time setting as the broker reports it; one it does not report bounds nothing. */
 	private static long millis(Config config, String name) {
 		String value = value(config, name);
@@ -177,7 +194,8 @@ public final class ControlTopic {
 	private static Optional<TopicDescription> describe(Admin admin, String topic, Duration timeout)
 			throws ExecutionException, TimeoutException, InterruptedException {
 		try {
-			return Optional.of(admin.describeTopics(List.of(topic)).allTopicNames()
+			return Optional.of(admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(millis(timeout)))
+				.allTopicNames()
 				.get(timeout.toMillis(), TimeUnit.MILLISECONDS)
 				.get(topic));
 		}
