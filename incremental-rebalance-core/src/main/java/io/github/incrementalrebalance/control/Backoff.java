@@ -38,6 +38,14 @@ public record Backoff(Duration first, Duration cap, Duration pause) {
 	}
 
 	/**
+	 * @param longest the new cap; a shorter one than this back-off's keeps it
+	 * @return this back-off, doubling from its current pause up to the longer of the two caps
+	 */
+	public Backoff upTo(Duration longest) {
+		return (longest.compareTo(this.cap) > 0) ? new Backoff(this.first, longest, this.pause) : this;
+	}
+
+	/**
 	 * @return the back-off for a new fault: at its first pause
 	 */
 	public Backoff reset() {

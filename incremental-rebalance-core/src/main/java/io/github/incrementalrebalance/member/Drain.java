@@ -244,7 +244,11 @@ final class Drain {
 		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
 			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));
-		if (plan.isPresent()) {
+		if (plan.isEmpty()) {
+			this.reader.planEpoch()
+				.ifPresent((epoch) -> this.acknowledgement.lost(now, this.trigger, epoch.generation()));
+		}
+		else {
 			this.acknowledgement.confirm();
 			Optional<HandOverReason> handOver = plan.get().handOver();
 			if (handOver.isPresent()) {

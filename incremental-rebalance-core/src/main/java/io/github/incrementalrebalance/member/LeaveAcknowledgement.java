@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether one leave has been answered, and what it does until then: it asks for a rebalance again, backing off from
- * 1 s to 8 s; once its acknowledgement bound passed unanswered it either keeps asking and says why (a slow group is no
- * reason for a cold move), or, with {@code incremental.rebalance.leave.unanswered=leave}, gives up. One per leave, on
+ * 1 s to 8 s; once its acknowledgement bound passed unanswered it either keeps asking, backing off up to that bound,
+ * and says why (a slow group is no reason for a cold move), or, with
+ * {@code incremental.rebalance.leave.unanswered=leave}, gives up. One per leave, on
  * the member's own clock from when it read the request. Called under the drain's lock; {@link #waiting()} from any
  * thread.
  */
@@ -27,9 +28,10 @@ final class LeaveAcknowledgement {
 
 	private final String instanceId;
 
-	private final Instant seenAt;
+	/** When the member read the request, or last found its answer gone; the acknowledgement bound counts from it. */
+	private Instant seenAt;
 
-	private final int generationAtRequest;
+	private int generationAtRequest;
 
 	private final LeaveBounds bounds;
 
@@ -67,6 +69,27 @@ final class LeaveAcknowledgement {
 	}
 
 	/**
+	 * The plan of a later generation no longer acts on this leave, which an earlier one had answered (a new leader
+	 * that did not read it, a plan computed from a view without it): the leave is unanswered again, asks the group
+	 * again now, and says so past its bound, instead of waiting silently for a hand-over nobody plans.
+	 * @param now the member's time
+	 * @param trigger the member's rebalance trigger
+	 * @param generation the generation of the plan that no longer acts on it
+	 */
+	void lost(Instant now, RebalanceTrigger trigger, int generation) {
+		if (!this.confirmed) {
+			return;
+		}
+		logger.warn("The plan of generation {} no longer acts on leave {} of {}, which an earlier plan had answered: "
+				+ "asking the group again", generation, this.leaveId, this.instanceId);
+		this.confirmed = false;
+		this.seenAt = now;
+		this.generationAtRequest = trigger.observedGeneration();
+		this.retry = RETRY;
+		this.nextRetry = now;
+	}
+
+	/**
 	 * Follow an unanswered leave: ask again when due, and past the bound wait on (saying why) or give up.
 	 * @param now the member's time
 	 * @param trigger the member's rebalance trigger
@@ -86,6 +109,8 @@ final class LeaveAcknowledgement {
 			waitFor(rebalancedWithoutPlan ? "the leader published no learner plan for generation "
 					+ trigger.observedGeneration() + ", which completed after the request"
 					: "no plan has acknowledged it");
+			// a group that did not answer within its own rebalance timeout is not helped by a rebalance every 8 s
+			this.retry = this.retry.upTo(this.bounds.acknowledgement());
 		}
 		if (!now.isBefore(this.nextRetry)) {
 			trigger.request(RebalanceCause.LEAVE, "incremental-rebalance: " + this.instanceId + " is leaving (retry)");

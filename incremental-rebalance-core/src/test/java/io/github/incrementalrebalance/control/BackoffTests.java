@@ -21,6 +21,17 @@ class BackoffTests {
 	}
 
 	@Test
+	void aLongerCapLetsThePauseDoubleOnFromWhereItIs() {
+		Backoff capped = Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(8)).next().next().next().next();
+		assertThat(capped.pause()).isEqualTo(Duration.ofSeconds(8));
+		Backoff longer = capped.upTo(Duration.ofSeconds(60));
+		assertThat(longer.pause()).isEqualTo(Duration.ofSeconds(8));
+		assertThat(longer.next().next().pause()).isEqualTo(Duration.ofSeconds(32));
+		assertThat(longer.next().next().next().pause()).isEqualTo(Duration.ofSeconds(60));
+		assertThat(capped.upTo(Duration.ofSeconds(2))).as("a shorter cap keeps the back-off").isEqualTo(capped);
+	}
+
+	@Test
 	void aPauseThatIsNotPositiveOrACapBelowTheFirstPauseIsRefusedWithBoth() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Backoff.doubling(Duration.ZERO, Duration.ofSeconds(1)))
 			.withMessageContaining("PT0S").withMessageContaining("PT1S");

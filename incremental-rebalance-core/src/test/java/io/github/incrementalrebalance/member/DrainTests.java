@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -281,6 +282,70 @@ class DrainTests {
 		this.clock.advance(Duration.ofSeconds(1));
 		this.drain.check();
 		assertThat(this.drain.state()).as("neither past its deadline nor unanswered").isEqualTo(MemberState.LEAVING);
+	}
+
+	/**
+	 * A plan answered the leave, and the plan of a later generation no longer acts on it (a new leader that did not
+	 * read it): the leave asks the group again at once, and says it waits past its bound, instead of waiting silently
+	 * for a hand-over nobody plans.
+	 */
+	@Test
+	void leaveAPlanAnsweredAndALaterPlanDropsAsksAgainAndSaysItWaits() {
+		try (LogCapture log = LogCapture.of(LeaveAcknowledgement.class)) {
+			this.drain.leave(Optional.empty(), "test", true);
+			this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+			this.clock.advance(Duration.ofSeconds(30));
+			this.drain.check();
+			long asked = this.trigger.requestedCount();
+			assertThat(this.drain.waiting()).as("answered").isEmpty();
+
+			this.control.plan(MemberPlanBuilder.plan("b", this.identity.incarnation())
+				.beingLearned("0_1")
+				.record(this.control.nextGeneration()));
+			this.drain.check();
+			assertThat(this.trigger.requestedCount()).as("asked again at once").isEqualTo(asked + 1);
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.contains("no longer acts on leave " + leaveId() + " of b").contains("asking the group again");
+			for (int second = 1; second <= 10; second++) {
+				this.clock.advance(Duration.ofSeconds(1));
+				this.drain.check();
+			}
+			assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+			assertThat(this.drain.waiting()).as("unanswered again, past its bound")
+				.hasValueSatisfying((why) -> assertThat(why).contains("no plan has acknowledged it"));
+
+			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+			this.drain.check();
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+			assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+		}
+	}
+
+	/**
+	 * Each ask is a rebalance of the whole group: past its acknowledgement bound (the group's rebalance timeout by
+	 * default) a leave still asks, but backs off up to that bound instead of rebalancing the group every 8 s for ever.
+	 */
+	@Test
+	void leaveUnansweredPastItsBoundAsksBackingOffUpToTheBound() {
+		Drain leaving = drain(new LeaveBounds(Duration.ofMinutes(1), false, STALL));
+		leaving.leave(Optional.empty(), "test", true);
+		List<Long> askedAt = new ArrayList<>();
+		long asked = this.trigger.requestedCount();
+		for (int second = 1; second <= 600; second++) {
+			this.clock.advance(Duration.ofSeconds(1));
+			leaving.check();
+			if (this.trigger.requestedCount() > asked) {
+				asked = this.trigger.requestedCount();
+				askedAt.add((long) second);
+			}
+		}
+		assertThat(leaving.state()).isEqualTo(MemberState.LEAVING);
+		assertThat(leaving.waiting()).isPresent();
+		assertThat(askedAt).as("asked within its bound").filteredOn((second) -> second <= 60)
+			.containsExactly(1L, 3L, 7L, 15L, 23L, 31L, 39L, 47L, 55L);
+		assertThat(askedAt).as("then doubling up to the bound, where every 8 s made 68 more")
+			.filteredOn((second) -> second > 60)
+			.containsExactly(63L, 79L, 111L, 171L, 231L, 291L, 351L, 411L, 471L, 531L, 591L);
 	}
 
 	/**
