@@ -87,11 +87,7 @@ class KeystoreRotationIntegrationTests {
 
 			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
 
-			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
-				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
-				assertThat(outcome.tasksMovedCold()).isZero();
-			});
+			b.awaitDrainedWarm(Duration.ofMinutes(1));
 			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(1));
 		}

@@ -59,11 +59,7 @@ class MutualTlsIntegrationTests {
 
 			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
 
-			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
-				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
-				assertThat(outcome.tasksMovedCold()).isZero();
-			});
+			b.awaitDrainedWarm(Duration.ofMinutes(1));
 			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.activeTasksOf(a).size() == PARTITIONS);
 			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(1));

@@ -99,11 +99,7 @@ class SecuredClusterIntegrationTests {
 			producer.load(PARTITIONS, 200, 1);
 
 			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
-			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
-				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
-				assertThat(outcome.tasksMovedCold()).isZero();
-			});
+			b.awaitDrainedWarm(Duration.ofMinutes(1));
 			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
 
 			broker.admin().deleteAcls(List.of(new AclBindingFilter(
@@ -184,11 +180,7 @@ class SecuredClusterIntegrationTests {
 			assertThat(b.runtime().state()).isEqualTo(MemberState.LEAVING);
 			held.release();
 
-			await("b drained").atMost(Duration.ofMinutes(1)).until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
-				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
-				assertThat(outcome.tasksMovedCold()).isZero();
-			});
+			b.awaitDrainedWarm(Duration.ofMinutes(1));
 			ExactCountVerifier.assertExactCounts(broker.superUserClientConfig(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(1));
 		}

@@ -12,7 +12,9 @@ import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.control.PlanRecord;
+import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.member.StoreTasks;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -26,6 +28,7 @@ import org.apache.kafka.streams.TaskMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -211,6 +214,19 @@ public final class StreamsInstance implements AutoCloseable {
 			.flatMap(Set::stream)
 			.map(TaskMetadata::taskId)
 			.collect(Collectors.toSet());
+	}
+
+	/**
+	 * Wait until this member's leave ended and Kafka Streams closed, and check that it drained through learners:
+	 * nothing moved cold.
+	 * @param within how long the drain may take
+	 */
+	public void awaitDrainedWarm(Duration within) {
+		await(this.name + " drained").atMost(within).until(() -> runtime().state() == MemberState.CLOSED);
+		assertThat(runtime().drainOutcome()).hasValueSatisfying((outcome) -> {
+			assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+			assertThat(outcome.tasksMovedCold()).isZero();
+		});
 	}
 
 	/**
