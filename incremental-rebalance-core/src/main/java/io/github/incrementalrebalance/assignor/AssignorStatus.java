@@ -5,6 +5,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.incrementalrebalance.config.Backoff;
+
 /**
  * What the assignors of one application share across rebalances: how often planning failed and Kafka's sticky
  * assignor was used instead, and why; whether tasks could be weighed as asked. Kafka makes a new assignor per rebalance, so this object lives in the Streams
@@ -15,9 +17,7 @@ public final class AssignorStatus {
 	/** Streams config key of the status object. */
 	public static final String CONFIG = "incremental.rebalance.assignor.status";
 
-	private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-
-	private static final Duration LAST_RETRY = Duration.ofMinutes(5);
+	private static final Backoff RETRY = Backoff.doubling(Duration.ofSeconds(1), Duration.ofMinutes(5));
 
 	private final AtomicLong fallbacks = new AtomicLong();
 
@@ -59,10 +59,7 @@ public final class AssignorStatus {
 	Duration fallback(String reason) {
 		this.fallbacks.incrementAndGet();
 		this.lastFallbackReason.set(reason);
-		long consecutive = this.consecutiveFallbacks.incrementAndGet();
-		long shift = Math.min(consecutive - 1, 20);
-		Duration retry = FIRST_RETRY.multipliedBy(1L << shift);
-		return (retry.compareTo(LAST_RETRY) > 0) ? LAST_RETRY : retry;
+		return RETRY.pauseAfter(this.consecutiveFallbacks.incrementAndGet());
 	}
 
 	/**

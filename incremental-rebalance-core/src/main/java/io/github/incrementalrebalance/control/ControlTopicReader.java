@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.assignor.ControlView;
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.control;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 
+import io.github.incrementalrebalance.config.Backoff;
 import org.apache.kafka.common.errors.RetriableException;
 
 /**
@@ -18,6 +19,8 @@ final class PlanRetry {
 
 	static final Duration LONGEST = Duration.ofMinutes(1);
 
+	private static final Backoff NOT_RETRIABLE = Backoff.doubling(RETRIABLE, LONGEST);
+
 	private PlanRetry() {
 	}
 
@@ -30,9 +33,7 @@ final class PlanRetry {
 		if (isRetriable(failure)) {
 			return RETRIABLE;
 		}
-		int doublings = Math.min(Math.max(failuresInARow - 1, 0), 6);
-		Duration delay = RETRIABLE.multipliedBy(1L << doublings);
-		return (delay.compareTo(LONGEST) > 0) ? LONGEST : delay;
+		return NOT_RETRIABLE.pauseAfter(failuresInARow);
 	}
 
 	/**

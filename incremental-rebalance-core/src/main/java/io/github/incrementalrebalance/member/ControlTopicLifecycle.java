@@ -6,8 +6,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.control.Backoff;
 import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.ControlTopicException;
 import org.slf4j.Logger;

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
@@ -55,7 +56,8 @@ final class LearnerWatcher {
 
 	private final Duration spacing;
 
-	private final Duration longestSpacing;
+	/** The spacing while asks go unanswered: doubling from the plain spacing up to the leader's probe interval. */
+	private final Backoff unansweredSpacing;
 
 	private final Clock clock;
 
@@ -88,7 +90,8 @@ final class LearnerWatcher {
 		this.readyLag = acceptableRecoveryLag / 2;
 		this.learnerRebalance = learnerRebalance;
 		this.spacing = spacing;
-		this.longestSpacing = (longestSpacing.compareTo(spacing) > 0) ? longestSpacing : spacing;
+		this.unansweredSpacing = Backoff.doubling(spacing,
+				(longestSpacing.compareTo(spacing) > 0) ? longestSpacing : spacing);
 		this.clock = clock;
 	}
 
@@ -171,8 +174,7 @@ final class LearnerWatcher {
 	}
 
 	private Duration currentSpacing() {
-		Duration grown = this.spacing.multipliedBy(1L << Math.min(this.unanswered, 20));
-		return (grown.compareTo(this.longestSpacing) > 0) ? this.longestSpacing : grown;
+		return this.unansweredSpacing.pauseAfter(this.unanswered + 1L);
 	}
 
 }

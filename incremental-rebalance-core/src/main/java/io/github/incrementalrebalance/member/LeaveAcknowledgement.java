@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.control.Backoff;
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import org.slf4j.Logger;

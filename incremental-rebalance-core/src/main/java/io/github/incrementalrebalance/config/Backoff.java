@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.control;
+package io.github.incrementalrebalance.config;
 
 import java.time.Duration;
 
@@ -35,6 +35,19 @@ public record Backoff(Duration first, Duration cap, Duration pause) {
 	public Backoff next() {
 		Duration doubled = this.pause.multipliedBy(2);
 		return new Backoff(this.first, this.cap, (doubled.compareTo(this.cap) > 0) ? this.cap : doubled);
+	}
+
+	/**
+	 * The pause after some failures in a row, for a caller that counts them rather than keep a back-off.
+	 * @param failures failures in a row, at least 1
+	 * @return the first pause doubled for each failure after the first, at most the cap
+	 */
+	public Duration pauseAfter(long failures) {
+		Duration pause = this.first;
+		for (long failure = 1; failure < failures && pause.compareTo(this.cap) < 0; failure++) {
+			pause = pause.multipliedBy(2);
+		}
+		return (pause.compareTo(this.cap) > 0) ? this.cap : pause;
 	}
 
 	/**

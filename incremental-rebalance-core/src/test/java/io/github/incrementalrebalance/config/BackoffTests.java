@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.control;
+package io.github.incrementalrebalance.config;
 
 import java.time.Duration;
 
@@ -29,6 +29,16 @@ class BackoffTests {
 		assertThat(longer.next().next().pause()).isEqualTo(Duration.ofSeconds(32));
 		assertThat(longer.next().next().next().pause()).isEqualTo(Duration.ofSeconds(60));
 		assertThat(capped.upTo(Duration.ofSeconds(2))).as("a shorter cap keeps the back-off").isEqualTo(capped);
+	}
+
+	@Test
+	void thePauseAfterSomeFailuresInARowDoublesFromTheFirstUpToTheCap() {
+		Backoff backoff = Backoff.doubling(Duration.ofSeconds(1), Duration.ofMinutes(1));
+		assertThat(backoff.pauseAfter(0)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(backoff.pauseAfter(1)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(backoff.pauseAfter(3)).isEqualTo(Duration.ofSeconds(4));
+		assertThat(backoff.pauseAfter(7)).isEqualTo(Duration.ofMinutes(1));
+		assertThat(backoff.pauseAfter(Long.MAX_VALUE)).isEqualTo(Duration.ofMinutes(1));
 	}
 
 	@Test
