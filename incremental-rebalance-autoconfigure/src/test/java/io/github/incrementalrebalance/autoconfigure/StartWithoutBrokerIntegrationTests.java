@@ -54,8 +54,9 @@ class StartWithoutBrokerIntegrationTests {
 				HttpResponse<String> health = get(app, "/actuator/health/rebalance");
 				assertThat(health.statusCode()).as("it processes once the cluster answers: no reason to restart it")
 					.isEqualTo(200);
+				// "not checked yet", or, once the check gave up, that the cluster could not be reached
 				assertThat(health.body()).contains("\"status\":\"UP\"")
-					.contains("\"problem\":\"control topic " + controlTopic);
+					.containsPattern("\"problem\":\"[^\"]*" + controlTopic);
 				assertThat(get(app, "/actuator/health/liveness").statusCode()).isEqualTo(200);
 				assertThat(broker.admin().listTopics().names().get()).doesNotContain(controlTopic);
 
