@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.testkit;
 
+import java.net.BindException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
@@ -164,6 +165,36 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * @return this broker
 	 */
 	public KafkaBroker start() {
+		// a proxied broker's ports are chosen before they are bound: a test JVM beside this one may take one meanwhile
+		for (int attempt = 1;; attempt++) {
+			try {
+				return startOnce();
+			}
+			catch (RuntimeException ex) {
+				if (attempt == 3 || !portTaken(ex)) {
+					throw ex;
+				}
+				try {
+					close();
+				}
+				catch (RuntimeException closing) {
+					ex.addSuppressed(closing);
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private static boolean portTaken(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof BindException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private KafkaBroker startOnce() {
 		try {
 			// a single broker cannot meet the default replication of the transaction log: exactly-once would never start
 			Map<Integer, Map<String, String>> perBroker = new HashMap<>();
