@@ -25,6 +25,8 @@ public final class AssignorStatus {
 
 	private final AtomicReference<String> lastFallbackReason = new AtomicReference<>();
 
+	private final AtomicLong unknownOffsetsInARow = new AtomicLong();
+
 	private final AtomicLong assignments = new AtomicLong();
 
 	private final AtomicLong unchangedAssignments = new AtomicLong();
@@ -66,9 +68,16 @@ public final class AssignorStatus {
 	 * Record a planned round.
 	 * @param changed whether it assigned any member start other tasks (active, learner or standby) than the plan of
 	 * the generation before
+	 * @param unknownOffsets whether it went without the changelogs' end offsets
 	 */
-	void planned(boolean changed) {
+	void planned(boolean changed, boolean unknownOffsets) {
 		this.consecutiveFallbacks.set(0);
+		if (unknownOffsets) {
+			this.unknownOffsetsInARow.incrementAndGet();
+		}
+		else {
+			this.unknownOffsetsInARow.set(0);
+		}
 		this.assignments.incrementAndGet();
 		if (!changed) {
 			this.unchangedAssignments.incrementAndGet();
@@ -79,6 +88,14 @@ public final class AssignorStatus {
 	 * Rounds this instance led that planned.
 	 * @return how many
 	 */
+	/**
+	 * How many planned rounds in a row, up to the last, went without the changelogs' end offsets.
+	 * @return the rounds; 0 when the last knew them
+	 */
+	long unknownOffsetsInARow() {
+		return this.unknownOffsetsInARow.get();
+	}
+
 	public long assignments() {
 		return this.assignments.get();
 	}

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.config.TaskWeight;
 import io.github.incrementalrebalance.planner.Group;
@@ -115,14 +116,15 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			Map<TaskId, Long> sizes = (this.config.taskWeight() == TaskWeight.STATE_SIZE)
 					? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
-					sizes, this.previousPlan.members());
+					sizes, this.previousPlan.members())
+				.withUnknownOffsetsRetry(unknownOffsetsRetry(settings));
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());
 			}
 			TaskAssignment assignment = AssignmentWriter.write(plan);
 			check(applicationState, assignment);
-			this.status.planned(changes(this.previousPlan.members(), plan));
+			this.status.planned(changes(this.previousPlan.members(), plan), plan.unknownOffsets());
 			this.lastPlan = plan;
 			logger.info("Learner assignment: {}", plan.explain(now));
 			return assignment;
@@ -130,6 +132,17 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		catch (RuntimeException ex) {
 			return fallback(applicationState, now, ex);
 		}
+	}
+
+	/**
+	 * When to plan again should this round go without end offsets: every round asked for rebalances the whole group,
+	 * so while rounds in a row go without them the retry doubles from 5 s up to the learner probe interval.
+	 */
+	private Duration unknownOffsetsRetry(PlannerSettings settings) {
+		Duration longest = settings.learnerProbeInterval();
+		Backoff retry = Backoff.doubling(Group.FIRST_UNKNOWN_OFFSETS_RETRY,
+				(longest.compareTo(Group.FIRST_UNKNOWN_OFFSETS_RETRY) > 0) ? longest : Group.FIRST_UNKNOWN_OFFSETS_RETRY);
+		return retry.pauseAfter(this.status.unknownOffsetsInARow() + 1);
 	}
 
 	@Override

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.planner;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Collections;
@@ -24,13 +25,19 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param now the leader's clock
  * @param lastPlan the plan of the previous generation, one per member start, when the leader knows it (it published
  * it, or read it from the control topic); empty when it does not, and then no orphan's place is known
+ * @param unknownOffsetsRetry when to plan again if this round's end offsets are unknown: the leader backs off while
+ * rounds in a row go without them, so that a cluster that does not answer for them is not rebalanced every few seconds
  */
 public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
-		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan) {
+		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration unknownOffsetsRetry) {
+
+	/** When to plan again after a first round without end offsets. */
+	public static final Duration FIRST_UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
 
 	public Group {
 		Objects.requireNonNull(settings, "settings");
 		Objects.requireNonNull(now, "now");
+		Objects.requireNonNull(unknownOffsetsRetry, "unknownOffsetsRetry");
 		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
 		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
 		leaveRequests = List.copyOf(leaveRequests);
@@ -66,7 +73,17 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 			Collection<LeaveRequest> leaveRequests, PlannerSettings settings, Instant now, List<MemberPlan> lastPlan) {
 		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
 		tasks.forEach((task) -> byId.put(task.id(), task));
-		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan);
+		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan,
+				FIRST_UNKNOWN_OFFSETS_RETRY);
+	}
+
+	/**
+	 * This group, planned again after the given delay if its end offsets are unknown.
+	 * @param retry the delay
+	 * @return the group
+	 */
+	public Group withUnknownOffsetsRetry(Duration retry) {
+		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan, retry);
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.incrementalrebalance.planner;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,7 +23,6 @@ import java.util.Optional;
 public final class LearnerPlanner {
 
 	/** How soon to retry after a round whose end offsets were unknown. */
-	static final Duration UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
 
 	private final PlacementPolicy policy;
 
@@ -76,8 +74,9 @@ public final class LearnerPlanner {
 
 	/**
 	 * Learners get a safety-net follow-up (members trigger the fast path themselves); a round without end offsets is
-	 * retried soon; deferred balancing at once. A leaving member's deadline is not the leader's: the member keeps it
-	 * on its own clock and leaves the group when it passes, and its tasks are then orphans.
+	 * retried after the group's retry (soon, longer while rounds in a row go without them); deferred balancing at
+	 * once. A leaving member's deadline is not the leader's: the member keeps it on its own clock and leaves the group
+	 * when it passes, and its tasks are then orphans.
 	 */
 	private static Optional<Instant> followUp(RoundState round) {
 		List<Instant> candidates = new ArrayList<>();
@@ -86,7 +85,7 @@ public final class LearnerPlanner {
 			candidates.add(now.plus(round.settings.learnerProbeInterval()));
 		}
 		if (round.unknownOffsets) {
-			candidates.add(now.plus(UNKNOWN_OFFSETS_RETRY));
+			candidates.add(now.plus(round.group.unknownOffsetsRetry()));
 		}
 		if (round.balanceDeferred || round.costDeferred) {
 			candidates.add(now);

@@ -215,7 +215,7 @@ class SeedWalkthroughTests {
 
 		assertThat(unknown.revoked()).isEmpty();
 		assertThat(unknown.plan().unknownOffsets()).isTrue();
-		assertThat(unknown.plan().followUp()).contains(sim.now().plus(LearnerPlanner.UNKNOWN_OFFSETS_RETRY));
+		assertThat(unknown.plan().followUp()).contains(sim.now().plus(Group.FIRST_UNKNOWN_OFFSETS_RETRY));
 		Round known = valid(sim.rebalance());
 		assertThat(known.revokedOnly()).as("the ready learner's task moves once offsets are back").isTrue();
 	}
