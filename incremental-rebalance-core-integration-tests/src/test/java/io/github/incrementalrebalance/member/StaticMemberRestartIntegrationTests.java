@@ -79,8 +79,7 @@ class StaticMemberRestartIntegrationTests {
 		// Kafka Streams appends "-<thread index>" to the instance id of each thread's consumer
 		return launcher.instance(name)
 			.threads(THREADS)
-			.property(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.proxiedBootstrapServers())
-			.property(StreamsConfig.CLIENT_ID_CONFIG, name)
+			.behindProxyOf(broker)
 			.property(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), name)
 			.memberRuntime()
 			.start();

@@ -83,8 +83,7 @@ class TaskLagsWithoutTheClusterIntegrationTests {
 
 	private static StreamsInstance start(StreamsLauncher launcher, String name) {
 		return launcher.instance(name)
-			.property(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.proxiedBootstrapServers())
-			.property(StreamsConfig.CLIENT_ID_CONFIG, name)
+			.behindProxyOf(broker)
 			.memberRuntime()
 			.start();
 	}

@@ -152,6 +152,17 @@ public final class StreamsLauncher implements AutoCloseable {
 			return property(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
 		}
 
+		/**
+		 * Reach the broker through its fault proxy ({@link KafkaBroker#withFaultProxy()}), with the instance's name as
+		 * its client id: the proxy tells one instance's clients from another's by that prefix.
+		 * @param broker the broker
+		 * @return this spec
+		 */
+		public Spec behindProxyOf(KafkaBroker broker) {
+			return property(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.proxiedBootstrapServers())
+				.property(StreamsConfig.CLIENT_ID_CONFIG, this.name);
+		}
+
 		public Spec property(String key, Object value) {
 			this.overrides.put(key, value);
 			return this;
