@@ -18,6 +18,7 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
@@ -40,8 +41,11 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.BROKER)
 class NetworkFaultsIntegrationTests {
 
-	/** Longer than the members' session timeout (6 s): a member cut off this long is out of the group. */
-	private static final Duration LONG_CUT = Duration.ofSeconds(12);
+	/** The members' session timeout, unless a test sets another. */
+	private static final Duration SESSION = Duration.ofSeconds(6);
+
+	/** Longer than the members' session timeout: a member cut off this long is out of the group. */
+	private static final Duration LONG_CUT = SESSION.multipliedBy(2);
 
 	/** The latency a slow link adds each way. */
 	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
@@ -107,6 +111,39 @@ class NetworkFaultsIntegrationTests {
 	}
 
 	/**
+	 * Every client of the other members cut for longer than their session while b drains: the group goes on with b
+	 * alone, and b, leading that round, plans its hand-over with no other member, cold. The others were in the plan
+	 * a moment before and come back once the link heals, so b holds the hand-over for the group's session timeout
+	 * (longer here, so that their rejoin fits in it on a loaded machine) and drains warm once they are back.
+	 */
+	@Test
+	void leaverAloneInTheGroupForAMomentHoldsItsHandOverAndDrainsWarmWhenTheOthersAreBack() {
+		Duration session = Duration.ofSeconds(12);
+		try (FaultedGroup group = startDraining("alone-moment", session)) {
+			List<String> others = group.members.stream()
+				.filter((member) -> member != group.leaver)
+				.map((member) -> member.name() + "-")
+				.toList();
+			try (FaultProxy.Fault cut = broker.proxy()
+				.cut((clientId) -> others.stream().anyMatch(clientId::startsWith))) {
+				await("b alone in the group, holding its hand-over").atMost(session.multipliedBy(2))
+					.failFast("b left the group", () -> group.leaver.runtime().state() != MemberState.LEAVING)
+					.until(() -> group.leaver.runtime().leaveWaiting()
+						.filter((why) -> why.contains("no other member"))
+						.isPresent());
+				System.out.printf("Leaver alone: %s%n", group.leaver.runtime().leaveWaiting().orElseThrow());
+				assertThat(group.leaver.runtime().state()).isEqualTo(MemberState.LEAVING);
+			}
+			await("the others back in the group").atMost(session)
+				.until(() -> broker.groupMembers("alone-moment").stream()
+					.filter((member) -> others.stream().anyMatch(member.clientId()::startsWith))
+					.count() == others.size());
+			group.releaseLearners();
+			group.assertHandedOverWarm();
+		}
+	}
+
+	/**
 	 * The leader's link slowed (every byte to and from its clients delivered a second late) as another member asks to
 	 * leave: the rebalance that answers the leave takes longer than the 10 s a fixed bound once allowed it, and the
 	 * coordinator removes the slowed leader before its SyncGroup arrives; the others complete the round under another
@@ -116,7 +153,7 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void leadersLinkSlowedSoTheAnswerTakesLongerThanTenSecondsStillHandsOverWarm() {
-		try (FaultedGroup group = FaultedGroup.settle(scenario("slow-link"))) {
+		try (FaultedGroup group = FaultedGroup.settle(scenario("slow-link"), SESSION)) {
 			StreamsInstance leader = group.leader();
 			StreamsInstance leaver = group.members.stream()
 				.filter((member) -> member != leader)
@@ -142,7 +179,11 @@ class NetworkFaultsIntegrationTests {
 	}
 
 	private FaultedGroup startDraining(String applicationId) {
-		FaultedGroup group = FaultedGroup.settle(scenario(applicationId));
+		return startDraining(applicationId, SESSION);
+	}
+
+	private FaultedGroup startDraining(String applicationId, Duration session) {
+		FaultedGroup group = FaultedGroup.settle(scenario(applicationId), session);
 		group.leave(group.members.get(1));
 		group.awaitAcknowledged(Duration.ofMinutes(1));
 		return group;
@@ -168,10 +209,11 @@ class NetworkFaultsIntegrationTests {
 
 		private Set<TaskId> moving;
 
-		private FaultedGroup(DrainScenarioGroup scenario) {
+		private FaultedGroup(DrainScenarioGroup scenario, Duration session) {
 			this.scenario = scenario;
 			this.producer = scenario.producer();
 			this.launcher = scenario.launcher()
+				.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) session.toMillis())
 				// a rebalance a slow link stretches must not outlast the members' transactions
 				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
 			this.members = this.throttles.entrySet()
@@ -184,8 +226,8 @@ class NetworkFaultsIntegrationTests {
 				.toList();
 		}
 
-		static FaultedGroup settle(DrainScenarioGroup scenario) {
-			FaultedGroup group = new FaultedGroup(scenario);
+		static FaultedGroup settle(DrainScenarioGroup scenario, Duration session) {
+			FaultedGroup group = new FaultedGroup(scenario, session);
 			scenario.loadAndSettle(group.producer, group.members.toArray(StreamsInstance[]::new));
 			return group;
 		}

@@ -287,6 +287,15 @@ public final class LearnerConfig extends AbstractConfig {
 	}
 
 	/**
+	 * The main consumer's session timeout: how long the group waits for a silent member before it counts it gone.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return the timeout
+	 */
+	public static Duration sessionTimeout(Map<?, ?> streamsConfig) {
+		return Duration.ofMillis(mainConsumerSetting(streamsConfig, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+	}
+
+	/**
 	 * The main consumer's heartbeat interval: how often a member hears of a rebalance another one started.
 	 * @param streamsConfig the Kafka Streams config
 	 * @return the interval

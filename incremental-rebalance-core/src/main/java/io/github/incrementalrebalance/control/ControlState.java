@@ -25,6 +25,12 @@ public interface ControlState {
 	Optional<PlanRecord> plan(String instanceId, String incarnation);
 
 	/**
+	 * The current plan: one record per member start.
+	 * @return its records
+	 */
+	List<PlanRecord> plans();
+
+	/**
 	 * The last plan's epoch.
 	 * @return the epoch, if a leader published a plan
 	 */

@@ -180,6 +180,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * The plans of the current epoch, one per member start.
 	 * @return the plans, by instance id (then incarnation)
 	 */
+	@Override
 	public List<PlanRecord> plans() {
 		return this.view.plans();
 	}

@@ -71,6 +71,11 @@ final class Drain {
 	/** Why the current drain gets nowhere, while it does. */
 	private volatile Optional<String> stalled = Optional.empty();
 
+	private final OthersLastSeen othersSeen;
+
+	/** Why a hand-over with no other member is held, while it is. */
+	private volatile Optional<String> held = Optional.empty();
+
 	private boolean recordSeen;
 
 	private boolean rewriting;
@@ -92,6 +97,7 @@ final class Drain {
 		this.statefulTasks = statefulTasks;
 		this.bounds = bounds;
 		this.clocks = clocks;
+		this.othersSeen = new OthersLastSeen(identity.instanceId(), bounds.othersReturn());
 	}
 
 	MemberState state() {
@@ -173,6 +179,7 @@ final class Drain {
 				this.trigger.observedGeneration(), this.bounds);
 		this.stallWatch = new DrainStallWatch(this.bounds.stall(), now);
 		this.stalled = Optional.empty();
+		this.held = Optional.empty();
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
@@ -225,6 +232,8 @@ final class Drain {
 	 * starts the leave, its cancel record cancels it. Then move the leave on.
 	 */
 	synchronized void check() {
+		Instant now = this.clocks.elapsed().instant();
+		this.othersSeen.observe(now, this.reader.plans());
 		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId(), this.identity.incarnation());
 		if (this.state == MemberState.STABLE) {
 			record.filter((leave) -> leave.pending() && !leave.leaveId().equals(this.stayedFrom))
@@ -240,25 +249,28 @@ final class Drain {
 		if (followRecord(record)) {
 			return;
 		}
-		Instant now = this.clocks.elapsed().instant();
 		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
 			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));
 		if (plan.isEmpty()) {
+			hold(Optional.empty());
 			this.reader.planEpoch()
 				.ifPresent((epoch) -> this.acknowledgement.lost(now, this.trigger, epoch.generation()));
 		}
 		else {
 			this.acknowledgement.confirm();
 			Optional<HandOverReason> handOver = plan.get().handOver();
-			if (handOver.isPresent()) {
+			hold(handOver.filter(HandOverReason.NO_OTHER_MEMBER::equals).flatMap((alone) -> this.othersSeen.hold(now)));
+			if (handOver.isPresent() && this.held.isEmpty()) {
 				DrainOutcome.Reason reason = outcomeOf(handOver.get());
 				// without learners every stateful task moves cold; otherwise those whose learner is not ready yet
 				finish(DrainOutcome.of(reason, (reason.kind() == DrainOutcome.Kind.LEFT_WITHOUT_LEARNERS)
 						? this.statefulTasks.getAsInt() : learnersNotReady(plan.get())));
 				return;
 			}
-			followProgress(now, plan.get());
+			if (handOver.isEmpty()) {
+				followProgress(now, plan.get());
+			}
 		}
 		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
 			finish(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED,
@@ -275,6 +287,17 @@ final class Drain {
 	 */
 	private int learnersNotReady(MemberPlan plan) {
 		return DrainStallWatch.notReady(plan.beingLearned(), this.reader.progress()).size();
+	}
+
+	private void hold(Optional<String> reason) {
+		if (reason.isPresent() && this.held.isEmpty()) {
+			logger.warn("{} holds its hand-over (leave {}): {}", this.identity.instanceId(), this.leave.leaveId(),
+					reason.get());
+		}
+		else if (reason.isEmpty() && this.held.isPresent()) {
+			logger.info("{} holds its hand-over no longer (leave {})", this.identity.instanceId(), this.leave.leaveId());
+		}
+		this.held = reason;
 	}
 
 	/**
@@ -345,12 +368,16 @@ final class Drain {
 	}
 
 	/**
-	 * Why the current leave waits for the group longer than its acknowledgement bound, while it does.
+	 * Why the current leave waits for the group: longer than its acknowledgement bound for an answer, or for members
+	 * that may be rejoining to hand over to, while it does.
 	 * @return the reason, empty while the leave is answered in time or there is none
 	 */
 	Optional<String> waiting() {
 		LeaveAcknowledgement current = this.acknowledgement;
-		return (this.state == MemberState.LEAVING && current != null) ? current.waiting() : Optional.empty();
+		if (this.state != MemberState.LEAVING || current == null) {
+			return Optional.empty();
+		}
+		return this.held.or(current::waiting);
 	}
 
 	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver) {

@@ -15,12 +15,15 @@ import java.util.Objects;
  * @param leaveUnanswered true to leave the group without learners once {@code acknowledgement} passed unanswered;
  * false (the default) to keep asking until answered, cancelled or past the leave's own deadline
  * @param stall how long the learners of a drain may not come closer to ready before it is reported stalled
+ * @param othersReturn how long a hand-over with no other member waits for members that were in the plan lately and
+ * may be rejoining: the group's session timeout
  */
-public record LeaveBounds(Duration acknowledgement, boolean leaveUnanswered, Duration stall) {
+public record LeaveBounds(Duration acknowledgement, boolean leaveUnanswered, Duration stall, Duration othersReturn) {
 
 	public LeaveBounds {
 		Objects.requireNonNull(acknowledgement, "acknowledgement");
 		Objects.requireNonNull(stall, "stall");
+		Objects.requireNonNull(othersReturn, "othersReturn");
 		if (acknowledgement.isNegative()) {
 			throw new IllegalArgumentException("acknowledgement must not be negative: " + acknowledgement);
 		}

@@ -46,7 +46,8 @@ record MemberContext(Map<String, Object> streamsConfig, LearnerConfig config, St
 
 	LeaveBounds leaveBounds() {
 		return new LeaveBounds(this.config.leaveAcknowledgementTimeout(LearnerConfig.rebalanceTimeout(this.streamsConfig)),
-				this.config.leaveUnanswered(), this.config.drainStallTimeout());
+				this.config.leaveUnanswered(), this.config.drainStallTimeout(),
+				LearnerConfig.sessionTimeout(this.streamsConfig));
 	}
 
 }

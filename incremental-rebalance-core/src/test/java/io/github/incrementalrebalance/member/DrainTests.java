@@ -48,6 +48,9 @@ class DrainTests {
 
 	private static final Duration STALL = Duration.ofMinutes(1);
 
+	/** The group's session timeout. */
+	private static final Duration SESSION = Duration.ofSeconds(45);
+
 	/** The member's elapsed time. */
 	private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
 
@@ -73,7 +76,7 @@ class DrainTests {
 	private volatile CountDownLatch closeMayFinish = new CountDownLatch(0);
 
 	/** Kafka Streams closing: the main consumer leaves the group first, then the rest closes (when the test lets it). */
-	private final Drain drain = drain(new LeaveBounds(Duration.ofSeconds(10), false, STALL));
+	private final Drain drain = drain(new LeaveBounds(Duration.ofSeconds(10), false, STALL, SESSION));
 
 	/**
 	 * A drain of this member with its own bounds (the field has the default: wait, here 10 s for an answer).
@@ -196,6 +199,65 @@ class DrainTests {
 				DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, 3));
 		assertOutcomeOfHandOver(HandOverReason.LEARNERS_UNAVAILABLE, MemberState.LEFT_WITHOUT_LEARNERS,
 				DrainOutcome.of(DrainOutcome.Reason.MIXED_MODES, 3));
+	}
+
+	/**
+	 * The group churned (sessions timed out under load, consumers fenced and rejoining) and this member led a round in
+	 * which it was alone: the plan of that round hands it over with no other member, cold, though the member that was
+	 * in the plan a second before, with a learner of its task, comes back. The hand-over is held, said why, and the
+	 * round the other member is back in drains warm.
+	 */
+	@Test
+	void aHandOverWithNoOtherMemberWaitsForTheMembersThatWereInThePlanLately() {
+		try (LogCapture log = LogCapture.of(Drain.class)) {
+			this.drain.leave(Optional.empty(), "test", true);
+			planWithA(this.control.nextGeneration(), Optional.empty(), false);
+			this.drain.check();
+			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
+
+			this.drain.check();
+			this.clock.advance(SESSION.minusMillis(1));
+			this.drain.check();
+
+			assertThat(this.drain.state()).as("a transient view of the group: held").isEqualTo(MemberState.LEAVING);
+			assertThat(this.drain.waiting()).hasValueSatisfying((why) -> assertThat(why).contains("[a]", "45000 ms"));
+			assertThat(log.messages(Level.WARN)).singleElement().asString().contains("holds its hand-over", "[a]");
+
+			planWithA(this.control.nextGeneration(), Optional.of(HandOverReason.LEARNERS_READY), true);
+			this.drain.check();
+
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+			assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+		}
+	}
+
+	@Test
+	void aHandOverWithNoOtherMemberLeavesOnceTheOthersStayedOutOfThePlanForTheSessionTimeout() {
+		this.drain.leave(Optional.empty(), "test", true);
+		planWithA(this.control.nextGeneration(), Optional.empty(), false);
+		this.drain.check();
+		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
+		this.drain.check();
+		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
+
+		this.clock.advance(SESSION);
+		this.drain.check();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.NO_OTHER_MEMBER, 3));
+	}
+
+	/**
+	 * A plan of one generation with member a, learning this member's task 0_1, and this member leaving.
+	 */
+	private void planWithA(int generation, Optional<HandOverReason> handOver, boolean ready) {
+		MemberPlanBuilder a = MemberPlanBuilder.plan("a", "a1");
+		this.control.plans.put("a", (ready ? a.ready("0_1", 0) : a.learning("0_1", 5_000)).record(generation));
+		this.control.plan(MemberPlanBuilder.plan("b", this.identity.incarnation())
+			.beingLearned("0_1")
+			.leaving(Optional.of(leaveId()))
+			.handOver(handOver)
+			.record(generation));
 	}
 
 	private void assertOutcomeOfHandOver(HandOverReason handOver, MemberState state, DrainOutcome outcome) {
@@ -327,7 +389,7 @@ class DrainTests {
 	 */
 	@Test
 	void leaveUnansweredPastItsBoundAsksBackingOffUpToTheBound() {
-		Drain leaving = drain(new LeaveBounds(Duration.ofMinutes(1), false, STALL));
+		Drain leaving = drain(new LeaveBounds(Duration.ofMinutes(1), false, STALL, SESSION));
 		leaving.leave(Optional.empty(), "test", true);
 		List<Long> askedAt = new ArrayList<>();
 		long asked = this.trigger.requestedCount();
@@ -399,7 +461,7 @@ class DrainTests {
 
 	@Test
 	void withLeaveUnansweredARebalanceWithoutAPlanEndsTheLeaveWithoutLearnersAndSaysSo() {
-		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(2), true, STALL));
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(2), true, STALL, SESSION));
 		leaving.addStateListener(this.states::add);
 		this.control.epoch(1);
 		this.trigger.generationCompleted(4);
@@ -421,7 +483,7 @@ class DrainTests {
 
 	@Test
 	void withLeaveUnansweredALeaveNobodyAcknowledgesEndsUnansweredOnTheMembersClock() {
-		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(10), true, STALL));
+		Drain leaving = drain(new LeaveBounds(Duration.ofSeconds(10), true, STALL, SESSION));
 		leaving.leave(Optional.empty(), "test", true);
 		for (int second = 1; second <= 10; second++) {
 			this.clock.advance(Duration.ofSeconds(1));
@@ -647,6 +709,14 @@ class DrainTests {
 			return Optional.ofNullable(this.plans.get(instanceId))
 				.filter((plan) -> plan.incarnation().equals(incarnation) && this.epoch != null
 						&& plan.generation() == this.epoch.generation());
+		}
+
+		@Override
+		public List<PlanRecord> plans() {
+			PlanEpoch current = this.epoch;
+			return this.plans.values().stream()
+				.filter((plan) -> current != null && plan.generation() == current.generation())
+				.toList();
 		}
 
 		@Override

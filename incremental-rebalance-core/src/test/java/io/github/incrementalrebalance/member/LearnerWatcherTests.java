@@ -163,6 +163,11 @@ class LearnerWatcherTests {
 		}
 
 		@Override
+		public List<PlanRecord> plans() {
+			return Optional.ofNullable(this.plan).stream().toList();
+		}
+
+		@Override
 		public Optional<PlanEpoch> planEpoch() {
 			return Optional.ofNullable(this.plan)
 				.map((held) -> new PlanEpoch(held.generation(), held.generation() - 1, "a", Instant.EPOCH, "", List.of()));
