@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -16,6 +17,8 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import kafka.server.BrokerServer;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -49,12 +52,21 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			// would otherwise bring a deleted control topic back with the broker's defaults)
 			"auto.create.topics.enable", "false");
 
+	private static final short REPLICAS = 3;
+
+	private static final Map<String, String> REPLICATED_CONFIG = Map.of("default.replication.factor", "3",
+			"min.insync.replicas", "2", "offsets.topic.replication.factor", "3",
+			"transaction.state.log.replication.factor", "3", "transaction.state.log.min.isr", "2");
+
 	private static KafkaBroker shared;
 
 	/** The ordinary principal of a secured broker, as Kafka's test kit defines it: allowed only what ACLs grant. */
 	public static final String USER = JaasUtils.KAFKA_PLAIN_USER1;
 
 	private final List<String> racks;
+
+	/** Brokers that replicate every topic three times, beside a controller of their own. */
+	private final boolean replicated;
 
 	/** Whether this is the JVM's shared broker, which outlives each test class that uses it. */
 	private final boolean jvmWide;
@@ -81,7 +93,13 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	private KafkaBroker(List<String> racks, boolean jvmWide, SecurityProtocol protocol, boolean proxied) {
+		this(racks, false, jvmWide, protocol, proxied);
+	}
+
+	private KafkaBroker(List<String> racks, boolean replicated, boolean jvmWide, SecurityProtocol protocol,
+			boolean proxied) {
 		this.racks = List.copyOf(racks);
+		this.replicated = replicated;
 		this.jvmWide = jvmWide;
 		this.protocol = protocol;
 		this.proxied = proxied;
@@ -114,6 +132,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 */
 	public static KafkaBroker withMutualTls() {
 		return new KafkaBroker(List.of(), false, SecurityProtocol.SSL, false);
+	}
+
+	/**
+	 * A cluster shaped as production runs one: three brokers and a controller of its own (a combined quorum of three
+	 * does not hold on two cores), every topic replicated three times with {@code min.insync.replicas} 2 (the
+	 * internal topics too, unless a client asks otherwise). Brokers can be stopped and started one at a time
+	 * ({@link #stopBroker}, {@link #startBroker}). A test class that needs it shares one across its tests.
+	 * @return the cluster, not started
+	 */
+	public static KafkaBroker threeBrokers() {
+		return new KafkaBroker(List.of(), true, false, SecurityProtocol.PLAINTEXT, false);
 	}
 
 	/**
@@ -208,8 +237,8 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 				// every test passed, surefire then says only "Error occurred in starting fork". Closed, a broker still
 				// deletes its directory
 				.setBaseDirectory(Files.createTempDirectory("kafka-broker"))
-				.setCombined(true)
-				.setNumBrokerNodes(Math.max(1, this.racks.size()))
+				.setCombined(!this.replicated)
+				.setNumBrokerNodes(this.replicated ? REPLICAS : Math.max(1, this.racks.size()))
 				.setNumControllerNodes(1)
 				.setPerServerProperties(perBroker)
 				.setBrokerSecurityProtocol(saslPlaintext ? SecurityProtocol.SASL_PLAINTEXT : SecurityProtocol.PLAINTEXT)
@@ -217,6 +246,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 						: SecurityProtocol.PLAINTEXT)
 				.build());
 			BROKER_CONFIG.forEach(builder::setConfigProp);
+			if (this.replicated) {
+				REPLICATED_CONFIG.forEach(builder::setConfigProp);
+			}
 			if (this.protocol == SecurityProtocol.SSL) {
 				// Kafka's test kit makes listeners of its own for PLAINTEXT and SASL_PLAINTEXT only, and takes
 				// the protocol map as given: its client listener is made to speak TLS here
@@ -350,6 +382,51 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	/**
+	 * Stop one broker of {@link #threeBrokers()} (a controlled shutdown: its partitions' leadership moves first).
+	 * @param id the broker, 0 to 2
+	 */
+	public void stopBroker(int id) {
+		broker(id).shutdown();
+	}
+
+	/**
+	 * Start a broker {@link #stopBroker stopped} again, and wait until the controller has it back.
+	 * @param id the broker
+	 */
+	public void startBroker(int id) {
+		broker(id).startup();
+		await("broker " + id + " back in the cluster").atMost(Duration.ofMinutes(1))
+			.until(() -> this.admin.describeCluster().nodes().get().stream().anyMatch((node) -> node.id() == id));
+	}
+
+	private BrokerServer broker(int id) {
+		if (!this.replicated) {
+			throw new IllegalStateException("only a cluster of threeBrokers() stops and starts brokers one by one");
+		}
+		return this.cluster.brokers().get(id);
+	}
+
+	/**
+	 * The broker that leads a partition now.
+	 * @param topic the topic
+	 * @param partition the partition
+	 * @return the leader's id, empty while it has none
+	 */
+	public Optional<Integer> leaderOf(String topic, int partition) {
+		try {
+			TopicDescription description = this.admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+			return Optional.ofNullable(description.partitions().get(partition).leader()).map(Node::id);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Could not describe " + topic, ex.getCause());
+		}
+	}
+
+	/**
 	 * Create topics and wait until every partition has a leader: an idempotent producer that starts earlier can get
 	 * stuck retrying out-of-order sequence numbers.
 	 * @param partitions partitions of each topic
@@ -385,7 +462,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	private NewTopic newTopic(String name, int partitions) {
 		if (this.racks.isEmpty()) {
-			return new NewTopic(name, partitions, (short) 1);
+			return new NewTopic(name, partitions, this.replicated ? REPLICAS : 1);
 		}
 		Map<Integer, List<Integer>> replicas = new HashMap<>();
 		for (int partition = 0; partition < partitions; partition++) {

@@ -1,0 +1,198 @@
+package io.github.incrementalrebalance.member;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+
+import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.StreamsInstance;
+import io.github.incrementalrebalance.testkit.StreamsLauncher;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import static io.github.incrementalrebalance.member.DrainScenarioGroup.assertRestoredAtPromotionAtMostTheLag;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Drains on a cluster shaped as production runs one: three brokers, every topic (the control topic, the changelogs,
+ * the group's and the transactions' own) replicated three times with {@code min.insync.replicas} 2. Three members of
+ * an exactly-once application whose learners restore slowly until the test lets them; b leaves, and brokers go away
+ * once the leader has acknowledged the leave and placed b's learners. Whatever the brokers do, a leave without a
+ * deadline hands over to ready learners.
+ */
+@Tag(TestTags.BROKER)
+class ThreeBrokerDrainIntegrationTests {
+
+	@RegisterExtension
+	static final KafkaBroker cluster = KafkaBroker.threeBrokers();
+
+	@TempDir
+	Path stateRoot;
+
+	/**
+	 * Two of the three brokers down mid-drain: every write with {@code acks=all} is refused with
+	 * {@code NOT_ENOUGH_REPLICAS} (the control topic's, the transactions', the group's), so no plan can be published
+	 * and no learner's progress told. b waits, leaving, for as long as that lasts, never ending cold, and hands over
+	 * to ready learners once the brokers are back.
+	 */
+	@Test
+	void twoBrokersDownMidDrainKeepTheLeaverWaitingThenItHandsOverWarm() {
+		cluster.createTopics(1, "not-enough-replicas-probe");
+		try (Draining group = Draining.start(scenario("two-down"))) {
+			String controlTopic = LearnerConfig.defaultControlTopic("two-down");
+			int leader = cluster.leaderOf(controlTopic, 0).orElseThrow();
+			int other = (leader + 1) % 3;
+			cluster.stopBroker(leader);
+			cluster.stopBroker(other);
+			try {
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> writeWithoutRetries("not-enough-replicas-probe"))
+					.withCauseInstanceOf(NotEnoughReplicasException.class);
+				group.releaseLearners();
+				await("b leaving, while writes are refused").during(Duration.ofSeconds(15))
+					.atMost(Duration.ofSeconds(20))
+					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
+			}
+			finally {
+				cluster.startBroker(other);
+				cluster.startBroker(leader);
+			}
+			group.assertHandedOverWarm();
+		}
+	}
+
+	/**
+	 * Every broker restarted, one after the other, while b's learners warm up and b hands over: the way a cluster is
+	 * upgraded or its certificates rotated. The first to go is the broker that leads the control topic's partition:
+	 * its leadership moves mid-drain, and the members' readers and writers follow it.
+	 */
+	@Test
+	void rollingRestartOfEveryBrokerDuringADrainStillHandsOverWarm() {
+		try (Draining group = Draining.start(scenario("rolling-brokers"))) {
+			String controlTopic = LearnerConfig.defaultControlTopic("rolling-brokers");
+			int leader = cluster.leaderOf(controlTopic, 0).orElseThrow();
+			cluster.stopBroker(leader);
+			await("the control topic led by another broker").atMost(Duration.ofMinutes(1))
+				.until(() -> cluster.leaderOf(controlTopic, 0).filter((now) -> now != leader).isPresent());
+			group.releaseLearners();
+			cluster.startBroker(leader);
+			for (int broker = 0; broker < 3; broker++) {
+				if (broker != leader) {
+					cluster.stopBroker(broker);
+					cluster.startBroker(broker);
+				}
+			}
+			group.assertHandedOverWarm();
+		}
+	}
+
+	private static void writeWithoutRetries(String topic) throws Exception {
+		try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all",
+				ProducerConfig.RETRIES_CONFIG, 0, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false),
+				new StringSerializer(), new StringSerializer())) {
+			producer.send(new ProducerRecord<>(topic, "probe", "probe")).get();
+		}
+	}
+
+	private DrainScenarioGroup scenario(String applicationId) {
+		return new DrainScenarioGroup(cluster, this.stateRoot, applicationId, "conservative");
+	}
+
+	/**
+	 * Three members whose learners restore slowly until released, b leaving with its learners placed.
+	 */
+	private static final class Draining implements AutoCloseable {
+
+		private final DrainScenarioGroup scenario;
+
+		private final TrackingProducer producer;
+
+		private final StreamsLauncher launcher;
+
+		private final Map<String, RestoreThrottle> throttles = DrainScenarioGroup.throttles(200);
+
+		private final List<StreamsInstance> members;
+
+		private StreamsInstance leaver;
+
+		private Set<TaskId> moving;
+
+		private Draining(DrainScenarioGroup scenario) {
+			this.scenario = scenario;
+			this.producer = scenario.producer();
+			this.launcher = scenario.launcher()
+				// a broker's restart stretches a rebalance and a commit: the members' transactions must outlast it
+				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
+			this.members = scenario.members(this.launcher, this.throttles);
+		}
+
+		static Draining start(DrainScenarioGroup scenario) {
+			Draining group = new Draining(scenario);
+			scenario.loadAndSettle(group.producer, group.members.toArray(StreamsInstance[]::new));
+			group.leaver = group.members.get(1);
+			group.moving = group.leaver.activeTasks();
+			group.leaver.runtime().leave(Optional.empty(), "test");
+			await("the leader acknowledged the leave and placed its learners").atMost(Duration.ofMinutes(1))
+				.until(() -> group.leaver.plan()
+					.map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty())
+					.orElse(false)
+						&& group.members.stream()
+							.anyMatch((member) -> member.plan().map(MemberPlan::learning)
+								.map((learning) -> !learning.isEmpty())
+								.orElse(false)));
+			return group;
+		}
+
+		void releaseLearners() {
+			this.throttles.values().forEach(RestoreThrottle::release);
+		}
+
+		/**
+		 * The leaver handed over to ready learners, nothing of its state restored at promotion, every other member
+		 * running its tasks, counts exact.
+		 */
+		void assertHandedOverWarm() {
+			await("the leaver drained").atMost(Duration.ofMinutes(2))
+				.until(() -> this.leaver.runtime().state() == MemberState.CLOSED);
+			assertThat(this.leaver.runtime().drainOutcome()).as("every task went to a ready learner")
+				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+			StreamsInstance[] stayers = this.members.stream()
+				.filter((member) -> member != this.leaver)
+				.toArray(StreamsInstance[]::new);
+			await("the leaver's tasks running on the others").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(stayers)
+						&& StreamsInstance.activeTasksOf(stayers).containsAll(this.moving));
+			assertRestoredAtPromotionAtMostTheLag(this.moving, stayers);
+			this.scenario.verifyCounts(this.producer);
+		}
+
+		@Override
+		public void close() {
+			this.launcher.close();
+			this.producer.close();
+		}
+
+	}
+
+}
