@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,11 +36,16 @@ import io.github.incrementalrebalance.testkit.MutableClock;
 import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
@@ -175,7 +181,8 @@ class ControlTopicIntegrationTests {
 				writer.publishPlan(List.<ControlRecord>of(
 						MemberPlanBuilder.plan("s3", "inc3").beingLearned("0_1").leaving(Optional.of(s3.leaveId()))
 							.record(7),
-						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of());
+						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of(),
+						() -> false);
 				await().atMost(TIMEOUT).until(() -> reader.plan("s3", "inc3").isPresent());
 				assertThat(reader.plan("s3", "inc3").orElseThrow().plan().beingLearned()).containsExactly(new TaskId(0, 1));
 				assertThat(reader.plan("s3", "inc2")).as("the plan of another start").isEmpty();
@@ -342,7 +349,7 @@ class ControlTopicIntegrationTests {
 				writer.publishPlan(List.of(
 						MemberPlanBuilder.plan("a", "a1").active("0_9").record(7),
 						new PlanEpoch(7, 6, "former", Instant.now().plusSeconds(60), "moved 0_9", List.of())),
-						List.of());
+						List.of(), () -> false);
 				await().atMost(TIMEOUT).until(() -> !log.messages(Level.WARN).isEmpty());
 				assertThat(log.messages(Level.WARN)).singleElement().asString()
 					.contains("Ignoring the plan of generation 7 by former")
@@ -355,6 +362,78 @@ class ControlTopicIntegrationTests {
 			await("the plan of a start no longer in the group removed").atMost(TIMEOUT)
 				.until(() -> !reader.view().planKeys().contains("plan/twin/t2"));
 			assertThat(reader.plans()).extracting(PlanRecord::key).containsExactly("plan/a/a1", "plan/twin/t1");
+		}
+	}
+
+	/**
+	 * A former leader's plan of generation 7, with the tombstones of its housekeeping (computed from its old view:
+	 * the plan of a start that joined since), lands after the current leader's plan of generation 8: readers change
+	 * nothing, and the current leader writes its plan again, so that what compaction keeps of each key, the records
+	 * a member that starts later or the command line reads, is the current plan.
+	 */
+	@Test
+	void aFormerLeadersLateTombstonesEraseNothingAndTheCurrentLeaderWritesItsPlanAgain() {
+		String topic = "late-writes-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("late-writes", topic);
+		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicWriter formerWriter = new ControlTopicWriter(streamsConfig, topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			writer.mendLateWritesReadBy(reader);
+			reader.start();
+			PlanPublisher leader = new PlanPublisher(writer, reader, "leader", LearnerConfig.DEFAULT_LEAVE_RECORD_RETENTION,
+					Clock.systemUTC(), OptionalLong::empty);
+			publish(leader, planOf(member("a", "a1", "0_1"), member("joined", "j1", "0_2")), 8);
+			await().atMost(TIMEOUT).until(() -> reader.plans().size() == 2);
+
+			try (LogCapture log = LogCapture.of(ControlTopicView.class)) {
+				formerWriter.publishPlan(List.of(MemberPlanBuilder.plan("a", "a1").active("0_1", "0_2").record(7),
+						new PlanEpoch(7, 6, "former", Instant.now(), "moved 0_2", List.of())),
+						List.of(PlanRecord.keyOf("joined", "j1")), () -> false);
+				await().atMost(TIMEOUT).until(() -> log.messages(Level.WARN).size() == 2);
+				assertThat(log.messages(Level.WARN)).last().asString()
+					.contains("Ignoring the tombstone of plan/joined/j1")
+					.contains("written with the plan of generation 7: the plan of generation 8 by leader replaced it");
+			}
+			assertThat(reader.plan("joined", "j1")).as("the current plan of a start that joined since").isPresent();
+
+			await("the current plan written again, after the late write").atMost(TIMEOUT).untilAsserted(() -> {
+				Map<String, Optional<ControlRecord>> last = lastRecordOfEachKey(topic);
+				assertThat(last.get(PlanEpoch.KEY)).get()
+					.isInstanceOfSatisfying(PlanEpoch.class, (epoch) -> assertThat(epoch.generation()).isEqualTo(8));
+				assertThat(last.get(PlanRecord.keyOf("joined", "j1"))).get()
+					.isInstanceOfSatisfying(PlanRecord.class, (plan) -> assertThat(plan.generation()).isEqualTo(8));
+				assertThat(last.get(PlanRecord.keyOf("a", "a1"))).get()
+					.isInstanceOfSatisfying(PlanRecord.class, (plan) -> assertThat(plan.generation()).isEqualTo(8));
+			});
+		}
+	}
+
+	/**
+	 * A plan that could not be published is tried again, but not once a newer plan was read: the former leader of a
+	 * partition that heals drops its plan instead of writing it over the current one.
+	 */
+	@Test
+	void aPlanThatFailedIsDroppedOnceANewerOneWasRead() throws Exception {
+		String topic = "superseded-control";
+		Map<String, Object> streamsConfig = applicationWithControlTopic("superseded", topic);
+		AtomicReference<Boolean> newerRead = new AtomicReference<>(false);
+		try (FaultProxy link = new FaultProxy(broker.bootstrapServers());
+				ControlTopicWriter former = new ControlTopicWriter(Map.of("application.id", "superseded",
+						"bootstrap.servers", link.address()), topic);
+				ControlTopicReader reader = new ControlTopicReader(streamsConfig, topic)) {
+			reader.start();
+			PlanRecord stale = MemberPlanBuilder.plan("a", "a1").active("0_9").record(7);
+			former.publishPlan(List.of(stale, new PlanEpoch(7, 6, "former", Instant.now(), "", List.of())), List.of(),
+					newerRead::get);
+			await("the publication failed").atMost(TIMEOUT).until(() -> former.problem().isPresent());
+			newerRead.set(true);
+			try (LogCapture log = LogCapture.of(ControlTopicWriter.class)) {
+				link.open();
+				await().atMost(TIMEOUT).until(() -> log.messages(Level.INFO).stream()
+					.anyMatch((line) -> line.contains("Not publishing the plan of generation 7")));
+			}
+			assertThat(former.problem()).as("nothing left to publish").isEmpty();
+			assertThat(lastRecordOfEachKey(topic)).doesNotContainKey(PlanEpoch.KEY);
 		}
 	}
 
@@ -515,7 +594,7 @@ class ControlTopicIntegrationTests {
 
 	private static void publishPlan(ControlTopicWriter writer, PlanRecord plan) {
 		writer.publishPlan(List.of(plan, new PlanEpoch(plan.generation(), plan.generation() - 1, "leader", Instant.now(),
-				"", List.of())), List.of());
+				"", List.of())), List.of(), () -> false);
 	}
 
 	/**
@@ -631,6 +710,28 @@ class ControlTopicIntegrationTests {
 			byProcess.put(new ProcessId(UUID.randomUUID()), member);
 		}
 		return new Plan(byProcess, List.of(), List.of(), Optional.empty(), false, false, Set.of(), Set.of(), 0);
+	}
+
+	/**
+	 * What compaction keeps of the topic: the last record of each key, empty for a tombstone.
+	 */
+	private static Map<String, Optional<ControlRecord>> lastRecordOfEachKey(String topic) {
+		Map<String, Optional<ControlRecord>> last = new HashMap<>();
+		TopicPartition partition = new TopicPartition(topic, 0);
+		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new ByteArrayDeserializer(),
+				new ByteArrayDeserializer())) {
+			consumer.assign(List.of(partition));
+			consumer.seekToBeginning(List.of(partition));
+			long end = consumer.endOffsets(List.of(partition)).get(partition);
+			while (consumer.position(partition) < end) {
+				for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+					String key = ControlCodec.decodeKey(record.key());
+					last.put(key, ControlCodec.decode(key, record.value()));
+				}
+			}
+		}
+		return last;
 	}
 
 	private static void writeRaw(String topic, String key, String value) {

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -19,6 +20,8 @@ import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.Learner;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.errors.TaskIdFormatException;
 import org.apache.kafka.streams.processor.TaskId;
 import tools.jackson.core.JacksonException;
@@ -50,6 +53,34 @@ public final class ControlCodec {
 	private static final JsonMapper mapper = JsonMapper.shared();
 
 	private ControlCodec() {
+	}
+
+	/**
+	 * The header a leader's tombstones carry: the generation of the plan they were written with, so that one arriving
+	 * late, after a newer plan, is known for what it is (a tombstone has no value to say so).
+	 */
+	static final String PLAN_GENERATION_HEADER = "plan-generation";
+
+	static List<Header> planGenerationHeader(int generation) {
+		return List.of(new PlanGeneration(Integer.toString(generation).getBytes(StandardCharsets.UTF_8)));
+	}
+
+	/**
+	 * The plan generation a tombstone was written with.
+	 * @param headers the record's headers
+	 * @return the generation, empty for a tombstone written without a plan (an operator's, a member's own)
+	 */
+	static OptionalInt planGeneration(Headers headers) {
+		Header header = headers.lastHeader(PLAN_GENERATION_HEADER);
+		if (header == null || header.value() == null) {
+			return OptionalInt.empty();
+		}
+		try {
+			return OptionalInt.of(Integer.parseInt(new String(header.value(), StandardCharsets.UTF_8)));
+		}
+		catch (NumberFormatException ex) {
+			return OptionalInt.empty();
+		}
 	}
 
 	public static byte[] encodeKey(String key) {
@@ -393,6 +424,15 @@ public final class ControlCodec {
 			throw new MalformedControlRecordException("value of '" + key + "' has a non-integer '" + field + "'");
 		}
 		return Optional.of(value.asLong());
+	}
+
+	private record PlanGeneration(byte[] value) implements Header {
+
+		@Override
+		public String key() {
+			return PLAN_GENERATION_HEADER;
+		}
+
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,6 +63,8 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	private final ReadTopicIdentity identity;
 
 	private final ControlRecordListeners listeners = new ControlRecordListeners();
+
+	private final List<Runnable> lateWriteListeners = new CopyOnWriteArrayList<>();
 
 	/** The view queries are answered from: read to the end once, then kept current. */
 	private volatile ControlTopicView view;
@@ -121,6 +124,16 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	public Runnable addListener(java.util.function.Consumer<ControlRecord> listener) {
 		this.listeners.add(listener);
 		return () -> this.listeners.remove(listener);
+	}
+
+	/**
+	 * Be told, on the reader's thread, when a former leader's write arrives after a newer plan (see
+	 * {@link ControlTopicWriter#mendLateWritesReadBy}): this view ignores it, but once the topic is compacted it
+	 * is the last record of its key, which a reader that starts then would take.
+	 * @param listener the listener: return fast, never throw
+	 */
+	public void onLateWrite(Runnable listener) {
+		this.lateWriteListeners.add(listener);
 	}
 
 	public synchronized void start() {
@@ -328,10 +341,14 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			recovered();
 			ControlTopicView target = (this.rebuilding != null) ? this.rebuilding : this.view;
 			for (ConsumerRecord<byte[], byte[]> record : records) {
+				long lateBefore = target.lateWrites();
 				Optional<ControlRecord> read = target.apply(record);
 				this.nextOffset = record.offset() + 1;
 				if (read.isPresent() && record.offset() >= this.liveFrom) {
 					this.listeners.tell(read.get());
+				}
+				if (target.lateWrites() > lateBefore && record.offset() >= this.liveFrom) {
+					this.lateWriteListeners.forEach(Runnable::run);
 				}
 			}
 			if (this.rebuilding != null && reader.position(this.partition, this.timeout) >= this.rebuildEnd) {

@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
@@ -20,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The latest state of the control topic, built from its records in offset order: one record per key (a tombstone
- * removes it), plans kept per generation so that a late write of a former leader never hides the current plan.
+ * removes it), plans kept per generation. A late write of a former leader (its epoch, or a tombstone of its housekeeping,
+ * of a generation older than the plan held) changes nothing, and is counted.
  * <p>
  * Only the thread reading the topic applies records; any thread may query, and sees each record's effect whole.
  */
@@ -41,6 +44,9 @@ final class ControlTopicView {
 	private final Map<String, ProgressRecord> progress = new ConcurrentHashMap<>();
 
 	private final AtomicReference<PlanEpoch> epoch = new AtomicReference<>();
+
+	/** Records of a former leader read after a newer plan: ignored here, but the last of their key once compacted. */
+	private final AtomicLong lateWrites = new AtomicLong();
 
 	ControlTopicView(String topic) {
 		this.topic = topic;
@@ -73,7 +79,9 @@ final class ControlTopicView {
 			return Optional.empty();
 		}
 		if (decoded.isEmpty()) {
-			remove(key);
+			if (!lateTombstone(key, record)) {
+				remove(key);
+			}
 			return Optional.empty();
 		}
 		ControlRecord value = decoded.get();
@@ -90,6 +98,23 @@ final class ControlTopicView {
 			return Optional.empty();
 		}
 		return decoded;
+	}
+
+	/**
+	 * Whether a tombstone was written with a plan older than the one held: a former leader's housekeeping, computed
+	 * from its old view, that must not erase what the current plan's members wrote since.
+	 */
+	private boolean lateTombstone(String key, ConsumerRecord<byte[], byte[]> record) {
+		OptionalInt generation = ControlCodec.planGeneration(record.headers());
+		PlanEpoch held = this.epoch.get();
+		if (generation.isEmpty() || held == null || generation.getAsInt() >= held.generation()) {
+			return false;
+		}
+		this.lateWrites.incrementAndGet();
+		logger.warn("Ignoring the tombstone of {} at offset {} of {}, written with the plan of generation {}: the plan "
+				+ "of generation {} by {} replaced it (a late write of a former leader)", key, record.offset(),
+				this.topic, generation.getAsInt(), held.generation(), held.leader());
+		return true;
 	}
 
 	private void remove(String key) {
@@ -115,6 +140,7 @@ final class ControlTopicView {
 	private boolean adopt(PlanEpoch next, long offset) {
 		PlanEpoch held = this.epoch.get();
 		if (held != null && !next.supersedes(held)) {
+			this.lateWrites.incrementAndGet();
 			logger.warn("Ignoring the plan of generation {} by {} at offset {} of {}: the plan of generation {} by {} "
 					+ "replaced it (a late write of a former leader)", next.generation(), next.leader(), offset,
 					this.topic, held.generation(), held.leader());
@@ -219,6 +245,14 @@ final class ControlTopicView {
 
 	Optional<PlanEpoch> planEpoch() {
 		return Optional.ofNullable(this.epoch.get());
+	}
+
+	/**
+	 * How many records of a former leader were read after a newer plan, since this view was made.
+	 * @return the count
+	 */
+	long lateWrites() {
+		return this.lateWrites.get();
 	}
 
 	private record ReadLeave(LeaveRecord leave, long offset) {

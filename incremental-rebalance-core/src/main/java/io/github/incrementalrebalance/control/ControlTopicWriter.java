@@ -12,10 +12,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +43,9 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	private final AtomicReference<PendingPlan> pendingPlan = new AtomicReference<>();
 
 	private final AtomicReference<String> planProblem = new AtomicReference<>();
+
+	/** The plan published last, once it landed. */
+	private volatile PendingPlan lastLanded;
 
 	/** Tries in a row that failed for a reason retrying cannot mend; written on the writer's thread only. */
 	private int lastingFailures;
@@ -91,12 +96,18 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 
 	/**
 	 * Publish the records of a plan in the background; returns at once, so the leader's stream thread never waits
-	 * for the cluster.
+	 * for the cluster. Its tombstones carry the plan's generation, so that readers know them for a former leader's
+	 * should they arrive after a newer plan.
 	 * @param records the plan's records, the {@link PlanEpoch} last
 	 * @param tombstones keys to delete with it
+	 * @param superseded whether a newer plan was read meanwhile: a plan that failed is then dropped, not tried again
 	 */
-	public void publishPlan(List<ControlRecord> records, List<String> tombstones) {
-		PendingPlan plan = new PendingPlan(List.copyOf(records), List.copyOf(tombstones), this.plansHanded.incrementAndGet());
+	public void publishPlan(List<ControlRecord> records, List<String> tombstones, BooleanSupplier superseded) {
+		if (!(records.get(records.size() - 1) instanceof PlanEpoch epoch)) {
+			throw new IllegalArgumentException("a plan's records end with its epoch");
+		}
+		PendingPlan plan = new PendingPlan(List.copyOf(records), epoch, List.copyOf(tombstones), superseded,
+				this.plansHanded.incrementAndGet());
 		if (this.pendingPlan.getAndSet(plan) == null) {
 			try {
 				this.sender.execute(this::writePendingPlan);
@@ -107,18 +118,61 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Mend what a former leader's late write would leave behind once the topic is compacted: when the reader reads
+	 * one, the plan this writer published last is written again if it is still the one held.
+	 * @param reader the control topic's reader of the same member
+	 */
+	public void mendLateWritesReadBy(ControlTopicReader reader) {
+		reader.onLateWrite(() -> reader.planEpoch().ifPresent(this::publishAgainIfCurrent));
+	}
+
+	/**
+	 * Write the plan published last again, if it is still the one the members hold: a former leader's late write
+	 * arrived after it, and once the topic is compacted that write would be the last record of its key, the one a
+	 * member that starts then, or the command line, reads.
+	 * @param held the plan epoch the members hold
+	 */
+	void publishAgainIfCurrent(PlanEpoch held) {
+		try {
+			this.sender.execute(() -> {
+				PendingPlan landed = this.lastLanded;
+				if (landed == null || this.pendingPlan.get() != null || landed.epoch().generation() != held.generation()
+						|| !landed.epoch().leader().equals(held.leader())) {
+					return;
+				}
+				logger.info("Publishing the plan of generation {} to {} again: a former leader's write arrived after "
+						+ "it, and would be the last record of its key once compacted", held.generation(), this.topic);
+				landed.records().forEach((record) -> sendNow(record.key(), ControlCodec.encodeValue(record), null,
+						new CompletableFuture<>()));
+			});
+		}
+		catch (RejectedExecutionException closed) {
+			// closing: the next leader publishes
+		}
+	}
+
 	private void writePendingPlan() {
 		PendingPlan plan = this.pendingPlan.getAndSet(null);
 		if (plan == null) {
 			return;
 		}
+		if (plan.superseded().getAsBoolean()) {
+			logger.info("Not publishing the plan of generation {} to {}: a newer plan was published meanwhile",
+					plan.epoch().generation(), this.topic);
+			this.planProblem.set(null);
+			return;
+		}
+		List<Header> tagged = ControlCodec.planGenerationHeader(plan.epoch().generation());
 		List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
 		plan.records()
-			.forEach((record) -> sent.add(sendNow(record.key(), ControlCodec.encodeValue(record), new CompletableFuture<>())));
-		plan.tombstones().forEach((key) -> sent.add(sendNow(key, null, new CompletableFuture<>())));
+			.forEach((record) -> sent.add(sendNow(record.key(), ControlCodec.encodeValue(record), null,
+					new CompletableFuture<>())));
+		plan.tombstones().forEach((key) -> sent.add(sendNow(key, null, tagged, new CompletableFuture<>())));
 		CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenCompleteAsync((done, ex) -> {
 			if (ex == null) {
 				this.lastingFailures = 0;
+				this.lastLanded = plan;
 				if (this.planProblem.getAndSet(null) != null) {
 					logger.info("Plans are published to {} again", this.topic);
 				}
@@ -166,7 +220,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	private CompletableFuture<RecordMetadata> send(String key, byte[] value) {
 		CompletableFuture<RecordMetadata> written = new CompletableFuture<>();
 		try {
-			this.sender.execute(() -> sendNow(key, value, written));
+			this.sender.execute(() -> sendNow(key, value, null, written));
 		}
 		catch (RejectedExecutionException closed) {
 			written.completeExceptionally(new IllegalStateException("the control topic writer is closed"));
@@ -177,9 +231,10 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	/**
 	 * Send on the writer's thread.
 	 */
-	private CompletableFuture<RecordMetadata> sendNow(String key, byte[] value, CompletableFuture<RecordMetadata> written) {
+	private CompletableFuture<RecordMetadata> sendNow(String key, byte[] value, List<Header> headers,
+			CompletableFuture<RecordMetadata> written) {
 		try {
-			producer().send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value),
+			producer().send(new ProducerRecord<>(this.topic, 0, ControlCodec.encodeKey(key), value, headers),
 					(metadata, exception) -> {
 						if (exception != null) {
 							written.completeExceptionally(exception);
@@ -225,9 +280,11 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	}
 
 	/**
+	 * @param epoch the plan's epoch, the last of its records
 	 * @param handed which plan handed to the writer it is, counted from 1
 	 */
-	private record PendingPlan(List<ControlRecord> records, List<String> tombstones, long handed) {
+	private record PendingPlan(List<ControlRecord> records, PlanEpoch epoch, List<String> tombstones,
+			BooleanSupplier superseded, long handed) {
 	}
 
 }

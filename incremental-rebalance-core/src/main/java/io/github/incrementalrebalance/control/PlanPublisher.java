@@ -132,9 +132,11 @@ public final class PlanPublisher implements PlanListener {
 			records.add(new PlanRecord(member, generation));
 		}
 		int replaces = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
-		records.add(new PlanEpoch(generation, replaces, this.leader, at, plan.summary(at, SUMMARY_LIMIT),
-				List.copyOf(plan.duplicateInstanceIds())));
-		this.writer.publishPlan(records, this.housekeeping.tombstones(plan, at));
+		PlanEpoch epoch = new PlanEpoch(generation, replaces, this.leader, at, plan.summary(at, SUMMARY_LIMIT),
+				List.copyOf(plan.duplicateInstanceIds()));
+		records.add(epoch);
+		this.writer.publishPlan(records, this.housekeeping.tombstones(plan, at),
+				() -> this.reader.planEpoch().filter((held) -> !epoch.supersedes(held)).isPresent());
 	}
 
 	/**

@@ -32,8 +32,10 @@ record MemberContext(Map<String, Object> streamsConfig, LearnerConfig config, St
 		// made once here, so that a policy that cannot be made stops start-up rather than every rebalance's plan
 		config.placementPolicy();
 		String controlTopic = config.controlTopic(String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG)));
-		return new MemberContext(streamsConfig, config, controlTopic, new ControlTopicReader(streamsConfig, controlTopic),
-				new ControlTopicWriter(streamsConfig, controlTopic), clocks);
+		ControlTopicReader reader = new ControlTopicReader(streamsConfig, controlTopic);
+		ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, controlTopic);
+		writer.mendLateWritesReadBy(reader);
+		return new MemberContext(streamsConfig, config, controlTopic, reader, writer, clocks);
 	}
 
 	String applicationId() {
