@@ -16,6 +16,7 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -43,6 +44,8 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.BROKER)
 class ThreeBrokerDrainIntegrationTests {
 
+	private static final int SESSION_TIMEOUT_MS = 20_000;
+
 	@RegisterExtension
 	static final KafkaBroker cluster = KafkaBroker.threeBrokers();
 
@@ -69,7 +72,7 @@ class ThreeBrokerDrainIntegrationTests {
 					.isThrownBy(() -> writeWithoutRetries("not-enough-replicas-probe"))
 					.withCauseInstanceOf(NotEnoughReplicasException.class);
 				group.releaseLearners();
-				await("b leaving, while writes are refused").during(Duration.ofSeconds(15))
+				await("b leaving, while writes are refused").during(Duration.ofSeconds(10))
 					.atMost(Duration.ofSeconds(20))
 					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
 			}
@@ -143,7 +146,11 @@ class ThreeBrokerDrainIntegrationTests {
 			this.producer = scenario.producer();
 			this.launcher = scenario.launcher()
 				// a broker's restart stretches a rebalance and a commit: the members' transactions must outlast it
-				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
+				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000)
+				// while the group's coordinator moves to another broker a member's heartbeats go unanswered; at the
+				// test kit's 6 s session a loaded machine fenced one, whose tasks then moved cold, as Kafka moves those
+				// of a member it counts gone (production's default is 45 s)
+				.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), SESSION_TIMEOUT_MS);
 			this.members = scenario.members(this.launcher, this.throttles);
 		}
 
