@@ -84,9 +84,13 @@ class ControlTopicTimeoutIntegrationTests {
 				assertThat(reader.problem()).hasValueSatisfying((problem) -> assertThat(problem)
 					.isEqualTo("control topic slow-control cannot be read: the cluster did not describe it within PT2S "
 							+ "(incremental.rebalance.control.topic.timeout.ms)"));
+				assertThat(reader.outOfDate()).as("its view, read to its end, may miss what was written since: a "
+						+ "leader holds its hand-overs").isEqualTo(reader.problem());
+				assertThat(reader.unavailable()).as("and is kept: it holds every leave written before").isEmpty();
 			}
 			await("the reader allowing 2 s, once the link is fast again").atMost(TIMEOUT)
 				.until(() -> reader.problem().isEmpty());
+			assertThat(reader.outOfDate()).isEmpty();
 			assertThat(probe.problem()).isEmpty();
 		}
 	}

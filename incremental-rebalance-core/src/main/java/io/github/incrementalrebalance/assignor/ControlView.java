@@ -29,4 +29,14 @@ public interface ControlView {
 		return Optional.empty();
 	}
 
+	/**
+	 * Why the view, read to its end before, may miss what was written since, if it may: the topic has not been
+	 * readable for its timeout. The leader plans from it but hands no member over meanwhile, since a cancel may be
+	 * missing from it. Must not block.
+	 * @return the reason, empty while the topic is read
+	 */
+	default Optional<String> outOfDate() {
+		return Optional.empty();
+	}
+
 }

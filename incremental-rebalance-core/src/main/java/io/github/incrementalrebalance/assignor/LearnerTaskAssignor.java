@@ -117,7 +117,8 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 					? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
 					sizes, this.previousPlan.members())
-				.withUnknownOffsetsRetry(unknownOffsetsRetry(settings));
+				.withUnknownOffsetsRetry(unknownOffsetsRetry(settings))
+				.withHandOversHeld(handOversHeld());
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
 				logger.warn("The placement policy lets no member run {}: placed anyway", plan.outsidePolicy());
@@ -132,6 +133,17 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		catch (RuntimeException ex) {
 			return fallback(applicationState, now, ex);
 		}
+	}
+
+	/**
+	 * Whether this round hands no leaving member over: its view of the leave requests may be out of date, and a leave
+	 * cancelled meanwhile would otherwise end in a member leaving for nothing.
+	 */
+	private Optional<String> handOversHeld() {
+		Optional<String> outOfDate = this.controlView.outOfDate();
+		outOfDate.ifPresent((reason) -> logger.warn("{}: no leaving member is handed over this round, its tasks stay "
+				+ "until the control topic is read again", reason));
+		return outOfDate;
 	}
 
 	/**

@@ -267,6 +267,19 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	}
 
 	/**
+	 * Why the view, read to its end, may miss what was written since: the topic has not been readable for its timeout
+	 * (the probe reports a problem once the cluster did not describe it within that time, or refused to).
+	 * @return the reason, empty while the topic is read or the view is not caught up ({@link #unavailable()} then)
+	 */
+	@Override
+	public Optional<String> outOfDate() {
+		if (!this.running || this.caughtUp.getCount() > 0) {
+			return Optional.empty();
+		}
+		return problem();
+	}
+
+	/**
 	 * Reads until closed. Any error (a consumer that cannot be made, as while the bootstrap address does not resolve or
 	 * a keystore is being replaced; a timeout; an authorization error) is reported by {@link #problem()} and logged,
 	 * and the reader goes on with a new consumer after a back-off, from where it was; the view read so far is kept.

@@ -11,7 +11,8 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 /**
  * The drain step: every leaving member's stateful tasks get a learner elsewhere, its stateless tasks move at once,
  * and the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners
- * (conservative).
+ * (conservative). While the leave requests may be out of date, nothing of a leaving member moves and none hands over:
+ * its learners warm up, and it keeps its tasks until the leader reads the control topic again.
  */
 final class Drains {
 
@@ -29,12 +30,16 @@ final class Drains {
 				.map(Map.Entry::getKey)
 				.toList();
 			if (this.round.noOtherMember) {
-				this.round.handOver.put(leaver, HandOverReason.NO_OTHER_MEMBER);
+				if (!this.round.handOversHeld) {
+					this.round.handOver.put(leaver, HandOverReason.NO_OTHER_MEMBER);
+				}
 				continue;
 			}
 			if (this.round.mixedModes) {
 				tasks.forEach((task) -> this.round.active.put(task, leaver));
-				this.round.handOver.put(leaver, HandOverReason.LEARNERS_UNAVAILABLE);
+				if (!this.round.handOversHeld) {
+					this.round.handOver.put(leaver, HandOverReason.LEARNERS_UNAVAILABLE);
+				}
 				continue;
 			}
 			drain(leaver, tasks);
@@ -44,6 +49,10 @@ final class Drains {
 	private void drain(ProcessId leaver, List<TaskId> tasks) {
 		Map<TaskId, ProcessId> targets = new TreeMap<>();
 		for (TaskId task : tasks) {
+			if (this.round.handOversHeld && !this.round.isStateful(task)) {
+				this.round.active.put(task, leaver);
+				continue;
+			}
 			ProcessId target = this.round.target(task, leaver, this.round.mayTakeWork);
 			this.round.loads(task).add(target, task);
 			this.round.rules.gaveWorkTo(target, false);
@@ -57,6 +66,11 @@ final class Drains {
 			}
 		}
 		boolean allReady = targets.entrySet().stream().allMatch((t) -> this.round.caughtUp(t.getValue(), t.getKey()));
+		if (this.round.handOversHeld) {
+			targets.forEach((task, target) -> this.round.waitFor(task, leaver, target,
+					WaitReason.LEAVE_REQUESTS_OUT_OF_DATE));
+			return;
+		}
 		if (this.round.unknownOffsets) {
 			targets.forEach((task, target) -> this.round.waitFor(task, leaver, target, WaitReason.UNKNOWN_OFFSETS));
 			return;

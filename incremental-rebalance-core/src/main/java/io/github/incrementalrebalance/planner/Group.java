@@ -27,9 +27,12 @@ import org.apache.kafka.streams.processor.TaskId;
  * it, or read it from the control topic); empty when it does not, and then no orphan's place is known
  * @param unknownOffsetsRetry when to plan again if this round's end offsets are unknown: the leader backs off while
  * rounds in a row go without them, so that a cluster that does not answer for them is not rebalanced every few seconds
+ * @param handOversHeld why no leaving member is handed over this round, if none is: the leave requests may be out of
+ * date (the control topic has not been readable for its timeout), and a cancel may be missing from them
  */
 public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
-		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration unknownOffsetsRetry) {
+		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration unknownOffsetsRetry,
+		Optional<String> handOversHeld) {
 
 	/** When to plan again after a first round without end offsets. */
 	public static final Duration FIRST_UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
@@ -38,6 +41,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		Objects.requireNonNull(settings, "settings");
 		Objects.requireNonNull(now, "now");
 		Objects.requireNonNull(unknownOffsetsRetry, "unknownOffsetsRetry");
+		Objects.requireNonNull(handOversHeld, "handOversHeld");
 		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
 		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
 		leaveRequests = List.copyOf(leaveRequests);
@@ -74,7 +78,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
 		tasks.forEach((task) -> byId.put(task.id(), task));
 		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan,
-				FIRST_UNKNOWN_OFFSETS_RETRY);
+				FIRST_UNKNOWN_OFFSETS_RETRY, Optional.empty());
 	}
 
 	/**
@@ -83,7 +87,18 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 	 * @return the group
 	 */
 	public Group withUnknownOffsetsRetry(Duration retry) {
-		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan, retry);
+		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan, retry,
+				this.handOversHeld);
+	}
+
+	/**
+	 * This group, its leaving members handed over to no one while the leave requests may be out of date.
+	 * @param reason why they may be
+	 * @return the group
+	 */
+	public Group withHandOversHeld(Optional<String> reason) {
+		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan,
+				this.unknownOffsetsRetry, reason);
 	}
 
 	/**

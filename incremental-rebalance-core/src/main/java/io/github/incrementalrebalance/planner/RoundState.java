@@ -63,6 +63,9 @@ final class RoundState {
 
 	final boolean noOtherMember;
 
+	/** Whether no leaving member is handed over this round: the leave requests may be out of date. */
+	final boolean handOversHeld;
+
 	/**
 	 * Whether the policy has a say: a policy of the application's, or the default with members in racks. Without, no
 	 * step asks it, which then costs nothing at any size of group.
@@ -127,6 +130,7 @@ final class RoundState {
 			.filter((member) -> !this.leaving.containsKey(member.processId()))
 			.forEach(this.mayTakeWork::add);
 		this.noOtherMember = this.mayTakeWork.isEmpty();
+		this.handOversHeld = group.handOversHeld().isPresent();
 		if (this.noOtherMember) {
 			this.mayTakeWork.addAll(group.members());
 		}

@@ -18,6 +18,12 @@ public enum WaitReason {
 	WARMUP_CAP,
 
 	/** The leader could not read changelog end offsets this round (lag -3): no stateful task moves. */
-	UNKNOWN_OFFSETS
+	UNKNOWN_OFFSETS,
+
+	/**
+	 * The leave requests may be out of date (the control topic has not been readable for its timeout): a leaving
+	 * member's tasks stay until the leader reads it again, since the leave may have been cancelled.
+	 */
+	LEAVE_REQUESTS_OUT_OF_DATE
 
 }

@@ -78,6 +78,29 @@ class SeedWalkthroughTests {
 		assertThat(sim.rounds()).as("leave, fast learner ready, all ready, after the hand-over").hasSize(4);
 	}
 
+	/**
+	 * The leader's control topic has not been readable for its timeout while S2 drains: the leave may have been
+	 * cancelled since, so nothing of S2 moves, though its learners are ready, until the topic is read again.
+	 */
+	@Test
+	void noHandOverWhileTheLeaveRequestsMayBeOutOfDate() {
+		RoundSimulator sim = seedGroup(LearnerRebalance.EAGER);
+		sim.requestsLeave("S2", Optional.empty());
+		Round first = valid(sim.rebalance());
+		sim.advanceUntilReady("S3", first.learning("S3").first(), STEP);
+		sim.advanceUntilReady("S1", first.learning("S1").first(), STEP);
+
+		Round outOfDate = valid(sim.controlTopicOutOfDate(Optional.of("control topic cannot be read")).rebalance());
+		assertThat(outOfDate.plan().member("S2").orElseThrow().handOver()).isEmpty();
+		assertThat(outOfDate.assigned("S2")).as("its tasks stay, learners ready or not").containsExactly(T3, T4);
+		assertThat(outOfDate.plan().waiting()).extracting(WaitingMove::reason)
+			.containsOnly(WaitReason.LEAVE_REQUESTS_OUT_OF_DATE);
+		assertThat(outOfDate.plan().explain(sim.now())).contains("leave requests out of date");
+
+		Round readAgain = valid(sim.controlTopicOutOfDate(Optional.empty()).rebalance());
+		assertThat(readAgain.plan().member("S2").orElseThrow().handOver()).contains(HandOverReason.LEARNERS_READY);
+	}
+
 	@Test
 	void scaleDownEagerMovesEachTaskAsItsLearnerIsReady() {
 		RoundSimulator sim = seedGroup(LearnerRebalance.EAGER).restoreRate("S1", 20_000);

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.testkit;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.incrementalrebalance.assignor.ControlView;
@@ -13,6 +14,21 @@ import io.github.incrementalrebalance.planner.LeaveRequest;
 public final class InMemoryControlView implements ControlView {
 
 	private final Map<String, LeaveRequest> requests = new ConcurrentHashMap<>();
+
+	private volatile Optional<String> outOfDate = Optional.empty();
+
+	/**
+	 * Say the view may be out of date, or no longer.
+	 * @param reason why it may be, empty once it is read again
+	 */
+	public void outOfDate(Optional<String> reason) {
+		this.outOfDate = reason;
+	}
+
+	@Override
+	public Optional<String> outOfDate() {
+		return this.outOfDate;
+	}
 
 	/**
 	 * Record a leave request, replacing an earlier one of the same instance.

@@ -410,6 +410,17 @@ public final class RoundSimulator {
 	}
 
 	/**
+	 * The leader's view of the control topic may be out of date (it has not been readable for its timeout), or is
+	 * read again.
+	 * @param reason why it may be, empty once it is read again
+	 * @return this simulator
+	 */
+	public RoundSimulator controlTopicOutOfDate(Optional<String> reason) {
+		this.controlView.outOfDate(reason);
+		return this;
+	}
+
+	/**
 	 * The next round's end-offset fetch fails: every lag but the running actives' is -3.
 	 * @return this simulator
 	 */
