@@ -70,6 +70,10 @@ class RollingUpdateIntegrationTests {
 				+ "and %d (bound %d ms)%n", ProductionApplication.THREADS, learners.stall().toMillis(),
 				learners.where(), kafka.stall().toMillis(), learners.restored(), kafka.restored(),
 				ROLLING_STALL_BOUND.toMillis());
+		if (learners.stall().compareTo(Duration.ofSeconds(1)) > 0) {
+			System.out.printf("Rolling update through learners: the longest stall, %s, moved it %s -> %s; around it:%n%s",
+					learners.where(), learners.gap().before(), learners.gap().after(), learners.timeline());
+		}
 		assertThat(learners.stall()).as("longest stall of an input task through learners")
 			.isLessThanOrEqualTo(ROLLING_STALL_BOUND);
 		assertThat(kafka.stall()).as("Kafka alone, side by side").isGreaterThan(learners.stall());
@@ -84,6 +88,7 @@ class RollingUpdateIntegrationTests {
 			}
 			run.loadAndSettle(producer, KEYS_PER_TASK, running.toArray(StreamsInstance[]::new));
 			List<StreamsInstance> all = new ArrayList<>(running);
+			List<String> leaves = new ArrayList<>();
 			Instant rollStarted = Instant.now();
 			for (StreamsInstance old : List.copyOf(running)) {
 				StreamsInstance next = ProductionApplication.member(launcher, old.name().charAt(0) + "2", RESTORE_RATE);
@@ -95,9 +100,11 @@ class RollingUpdateIntegrationTests {
 					.until(() -> !next.activeTasks().isEmpty()
 							&& StreamsInstance.planSettled(running.toArray(StreamsInstance[]::new))
 							&& run.gapMeter().allProcessedSince(run.inputTasks(), Instant.now().minusMillis(300)));
+				Instant asked = Instant.now();
 				assertThat(old.runtime().leave(Optional.empty(), "rolling update")).isTrue();
 				await(old.name() + " drained").atMost(Duration.ofMinutes(2))
 					.until(() -> old.runtime().state() == MemberState.CLOSED);
+				leaves.add(old.name() + " asked to leave at " + asked + ", closed by " + Instant.now());
 				assertThat(old.runtime().drainOutcome()).as("how %s's leave ended", old.name())
 					.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED));
 				running.remove(old);
@@ -108,8 +115,26 @@ class RollingUpdateIntegrationTests {
 				.allSatisfy((task, records) -> assertThat(records)
 					.isLessThanOrEqualTo(ProductionApplication.ACCEPTABLE_LAG));
 			run.verifyCounts(producer);
-			return new Rollout(stall, restored(all));
+			return new Rollout(stall, restored(all), timeline(all, stall, leaves));
 		}
+	}
+
+	/**
+	 * What the instances did around a stall, in ms from its start: their state changes, and the leaves.
+	 */
+	private static String timeline(List<StreamsInstance> instances, GapMeter.Gap stall, List<String> leaves) {
+		Instant from = stall.from().minusSeconds(3);
+		Instant to = stall.to().plusSeconds(1);
+		StringBuilder lines = new StringBuilder();
+		for (StreamsInstance instance : instances) {
+			instance.stateChangesSince(from).stream()
+				.filter((change) -> change.at().isBefore(to))
+				.forEach((change) -> lines.append(String.format("  %+6d ms %s %s -> %s%n",
+						Duration.between(stall.from(), change.at()).toMillis(), instance.name(), change.from(),
+						change.to())));
+		}
+		leaves.forEach((leave) -> lines.append("  ").append(leave).append(System.lineSeparator()));
+		return lines.toString();
 	}
 
 	private Rollout rollWithKafkaAlone() {
@@ -132,7 +157,7 @@ class RollingUpdateIntegrationTests {
 			}
 			GapMeter.Gap stall = run.gapMeter().longestGapOf(run.inputTasks(), rollStarted, Instant.now());
 			run.verifyCounts(producer);
-			return new Rollout(stall, restored(all));
+			return new Rollout(stall, restored(all), "");
 		}
 	}
 
@@ -159,8 +184,9 @@ class RollingUpdateIntegrationTests {
 	 * What one rollout cost.
 	 * @param gap the longest time an input task went without processing, from the first new instance's start
 	 * @param restored the records restored into active tasks on every instance
+	 * @param timeline what the instances did around the longest stall
 	 */
-	private record Rollout(GapMeter.Gap gap, long restored) {
+	private record Rollout(GapMeter.Gap gap, long restored, String timeline) {
 
 		Duration stall() {
 			return this.gap.length();

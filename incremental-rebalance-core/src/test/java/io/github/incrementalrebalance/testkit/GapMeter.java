@@ -80,22 +80,26 @@ public final class GapMeter {
 		return tasks.stream()
 			.map((task) -> gap(task, from, to))
 			.max(Comparator.comparing(Gap::length))
-			.orElse(new Gap(null, from, Duration.ZERO));
+			.orElse(new Gap(null, from, Duration.ZERO, null, null));
 	}
 
 	private Gap gap(TaskId task, Instant from, Instant to) {
 		Instant previous = from;
-		Gap longest = new Gap(task, from, Duration.ZERO);
+		String previousBy = null;
+		Gap longest = new Gap(task, from, Duration.ZERO, null, null);
 		for (Processed marker : markers(task)) {
 			if (marker.at().isBefore(from) || marker.at().isAfter(to)) {
 				continue;
 			}
 			Duration gap = Duration.between(previous, marker.at());
-			longest = (gap.compareTo(longest.length()) > 0) ? new Gap(task, previous, gap) : longest;
+			if (gap.compareTo(longest.length()) > 0) {
+				longest = new Gap(task, previous, gap, previousBy, marker.instance());
+			}
 			previous = marker.at();
+			previousBy = marker.instance();
 		}
 		Duration tail = Duration.between(previous, to);
-		return (tail.compareTo(longest.length()) > 0) ? new Gap(task, previous, tail) : longest;
+		return (tail.compareTo(longest.length()) > 0) ? new Gap(task, previous, tail, previousBy, null) : longest;
 	}
 
 	/**
@@ -176,8 +180,18 @@ public final class GapMeter {
 	 * @param task the task, null when there was none
 	 * @param from its last marker before the stall
 	 * @param length how long it lasted
+	 * @param before the instance that processed its last marker before the stall, null at the window's start
+	 * @param after the instance that processed its first marker after, null when it did not resume in the window
 	 */
-	public record Gap(TaskId task, Instant from, Duration length) {
+	public record Gap(TaskId task, Instant from, Duration length, String before, String after) {
+
+		/**
+		 * @return when it ended
+		 */
+		public Instant to() {
+			return this.from.plus(this.length);
+		}
+
 	}
 
 }
