@@ -39,7 +39,8 @@ public final class ControlCodec {
 
 	/**
 	 * 3: a plan record's task sets and learner lags are packed ({@link PackedTasks}), a set with a named topology's task
-	 * excepted; sets written as arrays of task ids, as version 2 wrote them, are still read.
+	 * excepted; sets written as arrays of task ids, as version 2 wrote them, are still read. So are a progress
+	 * record's learners, which are also read as an array of objects.
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
 	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
 	 * rejoin with {@code rejoin/<id>}, says which mode it runs in its plan ({@code mode}) and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
@@ -138,15 +139,7 @@ public final class ControlCodec {
 		else if (record instanceof ProgressRecord progress) {
 			node.put("incarnation", progress.incarnation());
 			node.put("at", progress.at().toEpochMilli());
-			ArrayNode learners = node.putArray("learners");
-			for (ProgressRecord.LearnerProgress learner : progress.learners()) {
-				ObjectNode entry = learners.addObject();
-				entry.put("task", learner.task());
-				entry.put("lag", learner.lag());
-				entry.put("recordsPerSecond", learner.recordsPerSecond());
-				entry.put("ready", learner.ready());
-				learner.eta().ifPresent((eta) -> entry.put("etaMs", eta.toMillis()));
-			}
+			learnerProgress(node, progress.learners());
 		}
 		else if (record instanceof PlanEpoch epoch) {
 			node.put("generation", epoch.generation());
@@ -251,10 +244,103 @@ public final class ControlCodec {
 				requiredLong(key, ended, "tasksMovedCold").intValue()));
 	}
 
+	/**
+	 * The learners of a progress record: packed as a plan's are (tasks, lags, rates in thousandths of a record a second,
+	 * the ready ones, ETAs in milliseconds plus one, zero for none), so that a member learning tens of thousands of
+	 * tasks still writes one record far below the topic's largest message; one object per learner when a task is not
+	 * one {@link PackedTasks} can pack.
+	 */
+	private static void learnerProgress(ObjectNode node, List<ProgressRecord.LearnerProgress> learners) {
+		Optional<List<TaskId>> ids = packableTasks(learners);
+		if (ids.isPresent()) {
+			List<Integer> order = new ArrayList<>();
+			for (int i = 0; i < learners.size(); i++) {
+				order.add(i);
+			}
+			order.sort(Comparator.comparing(ids.get()::get));
+			ObjectNode packed = node.putObject("learners");
+			packed.put("tasks", PackedTasks.pack(ids.get()));
+			packed.put("lags", PackedTasks.pack(order.stream().mapToLong((i) -> learners.get(i).lag()).toArray()));
+			packed.put("rates", PackedTasks.pack(order.stream()
+				.mapToLong((i) -> Math.round(learners.get(i).recordsPerSecond() * 1_000))
+				.toArray()));
+			packed.put("ready", PackedTasks.pack(order.stream()
+				.filter((i) -> learners.get(i).ready())
+				.map(ids.get()::get)
+				.toList()));
+			packed.put("etas", PackedTasks.pack(order.stream()
+				.mapToLong((i) -> learners.get(i).eta().map((eta) -> eta.toMillis() + 1).orElse(0L))
+				.toArray()));
+			return;
+		}
+		ArrayNode array = node.putArray("learners");
+		for (ProgressRecord.LearnerProgress learner : learners) {
+			ObjectNode entry = array.addObject();
+			entry.put("task", learner.task());
+			entry.put("lag", learner.lag());
+			entry.put("recordsPerSecond", learner.recordsPerSecond());
+			entry.put("ready", learner.ready());
+			learner.eta().ifPresent((eta) -> entry.put("etaMs", eta.toMillis()));
+		}
+	}
+
+	/**
+	 * The learners' tasks, in their order, when the packed form reads back as written: every task a task id in its
+	 * own spelling that {@link PackedTasks} can pack, none twice, no figure below zero.
+	 */
+	private static Optional<List<TaskId>> packableTasks(List<ProgressRecord.LearnerProgress> learners) {
+		List<TaskId> ids = new ArrayList<>();
+		for (ProgressRecord.LearnerProgress learner : learners) {
+			TaskId id;
+			try {
+				id = TaskId.parse(learner.task());
+			}
+			catch (TaskIdFormatException ex) {
+				return Optional.empty();
+			}
+			if (!id.toString().equals(learner.task()) || learner.lag() < 0 || !(learner.recordsPerSecond() >= 0)
+					|| learner.eta().filter(Duration::isNegative).isPresent()) {
+				return Optional.empty();
+			}
+			ids.add(id);
+		}
+		return (PackedTasks.canPack(ids) && new TreeSet<>(ids).size() == ids.size()) ? Optional.of(ids)
+				: Optional.empty();
+	}
+
+	private static List<ProgressRecord.LearnerProgress> packedLearnerProgress(String key, JsonNode learners) {
+		SortedSet<TaskId> tasks = tasks(key, learners, "tasks");
+		Set<TaskId> ready = tasks(key, learners, "ready");
+		long[] lags;
+		long[] rates;
+		long[] etas;
+		try {
+			lags = PackedTasks.unpackLags(learners.path("lags").asString(""), tasks.size());
+			rates = PackedTasks.unpackLags(learners.path("rates").asString(""), tasks.size());
+			etas = PackedTasks.unpackLags(learners.path("etas").asString(""), tasks.size());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new MalformedControlRecordException("value of '" + key + "' has learners' progress that "
+					+ ex.getMessage() + " (expected one packed lag, rate and ETA per task)");
+		}
+		List<ProgressRecord.LearnerProgress> progress = new ArrayList<>();
+		int i = 0;
+		for (TaskId task : tasks) {
+			progress.add(new ProgressRecord.LearnerProgress(task.toString(), lags[i], rates[i] / 1_000.0,
+					ready.contains(task), (etas[i] == 0) ? Optional.empty() : Optional.of(Duration.ofMillis(etas[i] - 1))));
+			i++;
+		}
+		return progress;
+	}
+
 	private static List<ProgressRecord.LearnerProgress> learnerProgress(String key, JsonNode node) {
 		JsonNode learners = node.get("learners");
+		if (learners != null && learners.isObject() && learners.path("tasks").isString()) {
+			return packedLearnerProgress(key, learners);
+		}
 		if (learners == null || !learners.isArray()) {
-			throw new MalformedControlRecordException("value of '" + key + "' needs an array field 'learners'");
+			throw new MalformedControlRecordException("value of '" + key + "' needs an array field 'learners' or "
+					+ "packed ones");
 		}
 		List<ProgressRecord.LearnerProgress> progress = new ArrayList<>();
 		for (JsonNode learner : learners) {

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.control;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -184,6 +185,49 @@ class ControlCodecTests {
 		assertThat(progress.key()).isEqualTo("progress/pod-7/k3j9");
 		assertThat(roundTrip(progress)).isEqualTo(progress);
 		assertThat(ControlCodec.decode("progress/pod-7/k3j9", null)).as("deleted when the learners are gone").isEmpty();
+	}
+
+	/**
+	 * A member learning fifty thousand tasks at once (a drain of a large member) writes one progress record; one
+	 * object per learner, it passed the topic's default largest message, and the record was refused, so that the
+	 * others saw no progress of that member's learners. Packed as a plan is, it fits about twice over.
+	 */
+	@Test
+	void progressOfFiftyThousandLearnersStaysFarBelowTheLargestMessage() {
+		Random random = new Random(7);
+		List<ProgressRecord.LearnerProgress> learners = new ArrayList<>();
+		for (int task = 0; task < 50_000; task++) {
+			boolean ready = random.nextInt(4) == 0;
+			learners.add(new ProgressRecord.LearnerProgress((task / 500) + "_" + (task % 500),
+					ready ? random.nextInt(10_000) : random.nextInt(2_000_000), random.nextInt(50_000_000) / 1_000.0,
+					ready, ready ? Optional.of(Duration.ZERO)
+							: (random.nextBoolean() ? Optional.of(Duration.ofMillis(random.nextInt(600_000))) : Optional.empty())));
+		}
+		ProgressRecord progress = new ProgressRecord("pod-7", "k3j9", NOW, learners);
+		ProgressRecord asObjects = new ProgressRecord("pod-7", "k3j9", NOW,
+				learners.stream().map((learner) -> new ProgressRecord.LearnerProgress("named-" + learner.task(),
+						learner.lag(), learner.recordsPerSecond(), learner.ready(), learner.eta())).toList());
+
+		byte[] written = ControlCodec.encodeValue(progress);
+
+		assertThat(ControlCodec.encodeValue(asObjects).length).as("one object per learner, as before")
+			.isGreaterThan(DEFAULT_LARGEST_MESSAGE);
+		assertThat(written.length).as("packed: about ten bytes a learner with figures at random, the worst case")
+			.isLessThan(DEFAULT_LARGEST_MESSAGE * 6 / 10);
+		assertThat(ControlCodec.decode(progress.key(), written)).contains(progress);
+	}
+
+	@Test
+	void progressOfATaskThatDoesNotPackIsWrittenAsObjectsAndBothFormsRead() {
+		ProgressRecord named = new ProgressRecord("pod-7", "k3j9", NOW,
+				List.of(new ProgressRecord.LearnerProgress("orders__0_1", 10, 1.5, false, Optional.empty())));
+		assertThat(new String(ControlCodec.encodeValue(named), StandardCharsets.UTF_8)).contains("\"task\":\"orders__0_1\"");
+		assertThat(roundTrip(named)).isEqualTo(named);
+		assertThat(ControlCodec.decode("progress/pod-7/k3j9", ("{\"v\":3,\"incarnation\":\"k3j9\",\"at\":0,"
+				+ "\"learners\":[{\"task\":\"0_1\",\"lag\":5,\"recordsPerSecond\":2.5,\"ready\":true}]}")
+			.getBytes(StandardCharsets.UTF_8)))
+			.hasValueSatisfying((record) -> assertThat(((ProgressRecord) record).learners()).singleElement()
+				.isEqualTo(new ProgressRecord.LearnerProgress("0_1", 5, 2.5, true, Optional.empty())));
 	}
 
 	@Test
