@@ -25,7 +25,7 @@ public final class AssignorStatus {
 
 	private final AtomicReference<String> lastFallbackReason = new AtomicReference<>();
 
-	private final AtomicLong unknownOffsetsInARow = new AtomicLong();
+	private final AtomicLong incompleteInARow = new AtomicLong();
 
 	private final AtomicLong assignments = new AtomicLong();
 
@@ -68,15 +68,16 @@ public final class AssignorStatus {
 	 * Record a planned round.
 	 * @param changed whether it assigned any member start other tasks (active, learner or standby) than the plan of
 	 * the generation before
-	 * @param unknownOffsets whether it went without the changelogs' end offsets
+	 * @param incomplete whether it could not do its work: it went without the changelogs' end offsets, or held a
+	 * leaving member's hand-over
 	 */
-	void planned(boolean changed, boolean unknownOffsets) {
+	void planned(boolean changed, boolean incomplete) {
 		this.consecutiveFallbacks.set(0);
-		if (unknownOffsets) {
-			this.unknownOffsetsInARow.incrementAndGet();
+		if (incomplete) {
+			this.incompleteInARow.incrementAndGet();
 		}
 		else {
-			this.unknownOffsetsInARow.set(0);
+			this.incompleteInARow.set(0);
 		}
 		this.assignments.incrementAndGet();
 		if (!changed) {
@@ -89,11 +90,12 @@ public final class AssignorStatus {
 	 * @return how many
 	 */
 	/**
-	 * How many planned rounds in a row, up to the last, went without the changelogs' end offsets.
-	 * @return the rounds; 0 when the last knew them
+	 * How many planned rounds in a row, up to the last, could not do their work (without the changelogs' end offsets,
+	 * or holding a hand-over).
+	 * @return the rounds; 0 when the last could
 	 */
-	long unknownOffsetsInARow() {
-		return this.unknownOffsetsInARow.get();
+	long incompleteInARow() {
+		return this.incompleteInARow.get();
 	}
 
 	public long assignments() {

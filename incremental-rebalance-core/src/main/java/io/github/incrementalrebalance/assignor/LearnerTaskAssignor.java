@@ -117,7 +117,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 					? changelogRecords(applicationState) : Map.of();
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
 					sizes, this.previousPlan.members())
-				.withUnknownOffsetsRetry(unknownOffsetsRetry(settings))
+				.withRetry(retry(settings))
 				.withHandOversHeld(handOversHeld());
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
@@ -125,7 +125,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			}
 			TaskAssignment assignment = AssignmentWriter.write(plan);
 			check(applicationState, assignment);
-			this.status.planned(changes(this.previousPlan.members(), plan), plan.unknownOffsets());
+			boolean held = group.handOversHeld().isPresent()
+					&& plan.members().values().stream().anyMatch(MemberPlan::leaving);
+			this.status.planned(changes(this.previousPlan.members(), plan), plan.unknownOffsets() || held);
 			this.lastPlan = plan;
 			logger.info("Learner assignment: {}", plan.explain(now));
 			return assignment;
@@ -147,14 +149,15 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	}
 
 	/**
-	 * When to plan again should this round go without end offsets: every round asked for rebalances the whole group,
-	 * so while rounds in a row go without them the retry doubles from 5 s up to the learner probe interval.
+	 * When to plan again should this round not do its work (end offsets unknown, hand-overs held): every round asked
+	 * for rebalances the whole group, so while rounds in a row cannot the retry doubles from 5 s up to the learner
+	 * probe interval.
 	 */
-	private Duration unknownOffsetsRetry(PlannerSettings settings) {
+	private Duration retry(PlannerSettings settings) {
 		Duration longest = settings.learnerProbeInterval();
-		Backoff retry = Backoff.doubling(Group.FIRST_UNKNOWN_OFFSETS_RETRY,
-				(longest.compareTo(Group.FIRST_UNKNOWN_OFFSETS_RETRY) > 0) ? longest : Group.FIRST_UNKNOWN_OFFSETS_RETRY);
-		return retry.pauseAfter(this.status.unknownOffsetsInARow() + 1);
+		Backoff retry = Backoff.doubling(Group.FIRST_RETRY,
+				(longest.compareTo(Group.FIRST_RETRY) > 0) ? longest : Group.FIRST_RETRY);
+		return retry.pauseAfter(this.status.incompleteInARow() + 1);
 	}
 
 	@Override

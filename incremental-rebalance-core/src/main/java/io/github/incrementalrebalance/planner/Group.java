@@ -25,22 +25,23 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param now the leader's clock
  * @param lastPlan the plan of the previous generation, one per member start, when the leader knows it (it published
  * it, or read it from the control topic); empty when it does not, and then no orphan's place is known
- * @param unknownOffsetsRetry when to plan again if this round's end offsets are unknown: the leader backs off while
- * rounds in a row go without them, so that a cluster that does not answer for them is not rebalanced every few seconds
+ * @param retry when to plan again if this round cannot do its work (its end offsets are unknown, or its hand-overs
+ * are held): the leader backs off while rounds in a row cannot, so that a cluster that does not answer is not
+ * rebalanced every few seconds
  * @param handOversHeld why no leaving member is handed over this round, if none is: the leave requests may be out of
  * date (the control topic has not been readable for its timeout), and a cancel may be missing from them
  */
 public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
-		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration unknownOffsetsRetry,
+		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration retry,
 		Optional<String> handOversHeld) {
 
-	/** When to plan again after a first round without end offsets. */
-	public static final Duration FIRST_UNKNOWN_OFFSETS_RETRY = Duration.ofSeconds(5);
+	/** When to plan again after a first round that could not do its work. */
+	public static final Duration FIRST_RETRY = Duration.ofSeconds(5);
 
 	public Group {
 		Objects.requireNonNull(settings, "settings");
 		Objects.requireNonNull(now, "now");
-		Objects.requireNonNull(unknownOffsetsRetry, "unknownOffsetsRetry");
+		Objects.requireNonNull(retry, "retry");
 		Objects.requireNonNull(handOversHeld, "handOversHeld");
 		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
 		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
@@ -78,15 +79,15 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
 		tasks.forEach((task) -> byId.put(task.id(), task));
 		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan,
-				FIRST_UNKNOWN_OFFSETS_RETRY, Optional.empty());
+				FIRST_RETRY, Optional.empty());
 	}
 
 	/**
-	 * This group, planned again after the given delay if its end offsets are unknown.
+	 * This group, planned again after the given delay if this round cannot do its work.
 	 * @param retry the delay
 	 * @return the group
 	 */
-	public Group withUnknownOffsetsRetry(Duration retry) {
+	public Group withRetry(Duration retry) {
 		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan, retry,
 				this.handOversHeld);
 	}
@@ -98,7 +99,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 	 */
 	public Group withHandOversHeld(Optional<String> reason) {
 		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan,
-				this.unknownOffsetsRetry, reason);
+				this.retry, reason);
 	}
 
 	/**

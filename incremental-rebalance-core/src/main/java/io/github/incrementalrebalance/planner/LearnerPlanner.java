@@ -73,9 +73,9 @@ public final class LearnerPlanner {
 	}
 
 	/**
-	 * Learners get a safety-net follow-up (members trigger the fast path themselves); a round without end offsets is
-	 * retried after the group's retry (soon, longer while rounds in a row go without them); deferred balancing at
-	 * once. A leaving member's deadline is not the leader's: the member keeps it on its own clock and leaves the group
+	 * Learners get a safety-net follow-up (members trigger the fast path themselves); a round without end offsets, or
+	 * one that held a leaving member's hand-over, is retried after the group's retry (soon, longer while rounds in a
+	 * row cannot do their work: nobody asks for the round the hand-over waits for); deferred balancing at once. A leaving member's deadline is not the leader's: the member keeps it on its own clock and leaves the group
 	 * when it passes, and its tasks are then orphans.
 	 */
 	private static Optional<Instant> followUp(RoundState round) {
@@ -84,8 +84,8 @@ public final class LearnerPlanner {
 		if (!round.learnerAt.isEmpty()) {
 			candidates.add(now.plus(round.settings.learnerProbeInterval()));
 		}
-		if (round.unknownOffsets) {
-			candidates.add(now.plus(round.group.unknownOffsetsRetry()));
+		if (round.unknownOffsets || (round.handOversHeld && !round.leaving.isEmpty())) {
+			candidates.add(now.plus(round.group.retry()));
 		}
 		if (round.balanceDeferred || round.costDeferred) {
 			candidates.add(now);

@@ -96,6 +96,8 @@ class SeedWalkthroughTests {
 		assertThat(outOfDate.plan().waiting()).extracting(WaitingMove::reason)
 			.containsOnly(WaitReason.LEAVE_REQUESTS_OUT_OF_DATE);
 		assertThat(outOfDate.plan().explain(sim.now())).contains("leave requests out of date");
+		assertThat(outOfDate.plan().followUp()).as("nobody else asks for the round the hand-over waits for")
+			.contains(sim.now().plus(Group.FIRST_RETRY));
 
 		Round readAgain = valid(sim.controlTopicOutOfDate(Optional.empty()).rebalance());
 		assertThat(readAgain.plan().member("S2").orElseThrow().handOver()).contains(HandOverReason.LEARNERS_READY);
@@ -238,7 +240,7 @@ class SeedWalkthroughTests {
 
 		assertThat(unknown.revoked()).isEmpty();
 		assertThat(unknown.plan().unknownOffsets()).isTrue();
-		assertThat(unknown.plan().followUp()).contains(sim.now().plus(Group.FIRST_UNKNOWN_OFFSETS_RETRY));
+		assertThat(unknown.plan().followUp()).contains(sim.now().plus(Group.FIRST_RETRY));
 		Round known = valid(sim.rebalance());
 		assertThat(known.revokedOnly()).as("the ready learner's task moves once offsets are back").isTrue();
 	}
