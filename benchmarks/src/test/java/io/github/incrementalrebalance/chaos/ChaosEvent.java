@@ -75,7 +75,14 @@ enum ChaosEvent {
 	 * While every control-topic client of the group is cut, an instance is asked to leave and the leave is cancelled:
 	 * once the link heals the members read both, and the instance stays.
 	 */
-	LEAVE_AND_CANCEL_DURING_CONTROL_CUT(1, true);
+	LEAVE_AND_CANCEL_DURING_CONTROL_CUT(1, true),
+
+	/**
+	 * An instance is asked to leave and, while its learners warm up, the broker that leads the control topic's
+	 * partition stops for 20 s and starts again (an upgrade, a host that reboots): partitions' leadership moves, and
+	 * with it the group's coordinator when that broker held it. Only on the three-broker cluster.
+	 */
+	BROKER_BOUNCE_DURING_DRAIN(1, false, true);
 
 	/** How many instances the event removes at most: the run keeps at least two. */
 	private final int removes;
@@ -86,13 +93,21 @@ enum ChaosEvent {
 	 */
 	private final boolean fault;
 
+	/** Whether it stops a broker, applied only by a run on three brokers. */
+	private final boolean cluster;
+
 	ChaosEvent(int removes) {
 		this(removes, false);
 	}
 
 	ChaosEvent(int removes, boolean fault) {
+		this(removes, fault, false);
+	}
+
+	ChaosEvent(int removes, boolean fault, boolean cluster) {
 		this.removes = removes;
 		this.fault = fault;
+		this.cluster = cluster;
 	}
 
 	int removes() {
@@ -101,6 +116,10 @@ enum ChaosEvent {
 
 	boolean fault() {
 		return this.fault;
+	}
+
+	boolean cluster() {
+		return this.cluster;
 	}
 
 	String word() {

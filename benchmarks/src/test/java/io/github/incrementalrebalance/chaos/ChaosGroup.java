@@ -207,6 +207,23 @@ final class ChaosGroup implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The broker that leads the control topic's partition now.
+	 * @return its id
+	 */
+	int controlTopicLeader() {
+		return this.broker.leaderOf(LearnerConfig.defaultControlTopic(APPLICATION_ID), 0)
+			.orElseThrow(() -> new IllegalStateException("the control topic has no leader"));
+	}
+
+	void stopBroker(int id) {
+		this.broker.stopBroker(id);
+	}
+
+	void startBroker(int id) {
+		this.broker.startBroker(id);
+	}
+
 	void kill(String name) {
 		StandaloneMember member = this.alive.remove(name);
 		try {

@@ -52,13 +52,14 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 		events.forEach((event) -> restored.merge(event.kind(), event.restoredAtPromotion(), Long::sum));
 		Map<String, Integer> faults = new TreeMap<>();
 		for (ChaosEvent kind : ChaosEvent.values()) {
-			if (kind.fault()) {
+			if (kind.fault() || kind.cluster()) {
 				faults.put(kind.word(), (int) events.stream().filter((event) -> event.kind().equals(kind.word())).count());
 			}
 		}
 		int converged = (int) events.stream().filter(Event::converged).count();
 		return new ChaosReport(settings.seed(), events.size(), lost, duplicated, converged, events.size() - converged,
-				outcomes, stalls, restored, unaskedLeaves, settings.faults() ? faults : Map.of(),
+				outcomes, stalls, restored, unaskedLeaves,
+				(settings.faults() || settings.brokers() == 3) ? faults : Map.of(),
 				settings.heartbeat().toMillis(), settings.session().toMillis(),
 				settings.kinds().stream().map(ChaosEvent::word).sorted().toList(), List.copyOf(events));
 	}

@@ -23,7 +23,7 @@ class ChaosReportTests {
 
 	private static ChaosSettings settings(Set<ChaosEvent> kinds) {
 		return new ChaosSettings(1, 7L, 3, 1_000, 1_000, 10, Duration.ofMinutes(1), true, Duration.ofMillis(500),
-				Duration.ofSeconds(6), kinds);
+				Duration.ofSeconds(6), 1, kinds);
 	}
 
 }

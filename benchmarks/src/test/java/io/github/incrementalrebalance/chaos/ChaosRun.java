@@ -19,9 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag(TestTags.BROKER)
 class ChaosRun {
 
-	/** The members reach it through a proxy that injects faults, when the run has them. */
+	/**
+	 * The members reach it through a proxy that injects faults, when the run has them; or three brokers, which the run
+	 * bounces.
+	 */
 	@RegisterExtension
-	static final KafkaBroker broker = KafkaBroker.withFaultProxy();
+	static final KafkaBroker broker = (ChaosSettings.brokersFromSystemProperties() == 3) ? KafkaBroker.threeBrokers()
+			: KafkaBroker.withFaultProxy();
 
 	@TempDir
 	Path stateRoot;

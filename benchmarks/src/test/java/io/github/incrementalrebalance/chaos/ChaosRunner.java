@@ -33,13 +33,13 @@ import static org.awaitility.Awaitility.await;
 final class ChaosRunner {
 
 	/**
-	 * Leaves that the product promises end drained: nothing happens to the group meanwhile but slowness or a
-	 * partition, which never turn a leave without a deadline cold.
+	 * Leaves that the product promises end drained: nothing happens to the group meanwhile but slowness, a
+	 * partition or a broker's restart, which never turn a leave without a deadline cold.
 	 */
 	private static final Set<ChaosEvent> WARM_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
 			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE, ChaosEvent.CUT_DURING_DRAIN,
 			ChaosEvent.SLOW_LEADER_DURING_LEAVE, ChaosEvent.CONTROL_CUT_DURING_DRAIN, ChaosEvent.SHORT_CUT_DURING_DRAIN,
-			ChaosEvent.SLOW_CALL_DURING_LEAVE);
+			ChaosEvent.SLOW_CALL_DURING_LEAVE, ChaosEvent.BROKER_BOUNCE_DURING_DRAIN);
 
 	/**
 	 * Of those, the events in which nothing but the leave moves a task: a member cut off past its session, or a
@@ -52,6 +52,9 @@ final class ChaosRunner {
 
 	/** How long the control topic stays cut during a drain. */
 	private static final Duration CONTROL_CUT = Duration.ofSeconds(20);
+
+	/** How long a bounced broker stays down. */
+	private static final Duration BROKER_DOWN = Duration.ofSeconds(20);
 
 	/** How long a stream thread is stuck in a slow call. */
 	private static final Duration SLOW_CALL = Duration.ofSeconds(15);
@@ -115,7 +118,8 @@ final class ChaosRunner {
 		if (this.deck.isEmpty()) {
 			for (ChaosEvent each : ChaosEvent.values()) {
 				boolean drawn = this.settings.kinds().isEmpty() || this.settings.kinds().contains(each);
-				if (drawn && (this.settings.faults() || !each.fault())) {
+				if (drawn && (this.settings.faults() || !each.fault())
+						&& (this.settings.brokers() == 3 || !each.cluster())) {
 					this.deck.add(each);
 				}
 			}
@@ -240,6 +244,19 @@ final class ChaosRunner {
 					holdFault(CONTROL_CUT.dividedBy(2));
 					this.group.write(leave.request.cancel("chaos"));
 					holdFault(CONTROL_CUT.dividedBy(2));
+				}
+			}
+			case BROKER_BOUNCE_DURING_DRAIN -> {
+				Leave leave = leave(pick(), Optional.empty());
+				awaitLearnersOf(leave, Duration.ofSeconds(30));
+				int bounced = this.group.controlTopicLeader();
+				this.targets.add("broker " + bounced + " down " + BROKER_DOWN.toSeconds() + " s");
+				this.group.stopBroker(bounced);
+				try {
+					holdFault(BROKER_DOWN);
+				}
+				finally {
+					this.group.startBroker(bounced);
 				}
 			}
 			case LEAVE_GONE -> {

@@ -22,10 +22,13 @@ import java.util.stream.Collectors;
  * the broker through a proxy)
  * @param heartbeat the members' heartbeat interval
  * @param session the members' session timeout
+ * @param brokers 1, a broker behind the fault proxy; or 3, the three-broker cluster (replication 3,
+ * {@code min.insync.replicas} 2), whose brokers the run bounces and which has no proxy
  * @param kinds the kinds of event the run draws from; empty for every kind (the faults only with {@code faults})
  */
 record ChaosSettings(int events, long seed, int instances, int keysPerTask, long restoreRate, int updatesPerSecond,
-		Duration convergeWithin, boolean faults, Duration heartbeat, Duration session, Set<ChaosEvent> kinds) {
+		Duration convergeWithin, boolean faults, Duration heartbeat, Duration session, int brokers,
+		Set<ChaosEvent> kinds) {
 
 	static final int MIN_INSTANCES = 2;
 
@@ -39,6 +42,17 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 		if (events < 1) {
 			throw new IllegalArgumentException("chaos.events must be at least 1, was " + events);
 		}
+		if (brokers != 1 && brokers != 3) {
+			throw new IllegalArgumentException("chaos.brokers must be 1 or 3, was " + brokers);
+		}
+		if (brokers == 3 && faults) {
+			throw new IllegalArgumentException("chaos.faults=true needs the fault proxy, which fronts a single broker: "
+					+ "run chaos.brokers=3 with chaos.faults=false");
+		}
+		if (brokers == 1 && kinds.stream().anyMatch(ChaosEvent::cluster)) {
+			throw new IllegalArgumentException("chaos.kinds " + kinds + " names broker bounces, which need "
+					+ "chaos.brokers=3");
+		}
 		if (!faults && kinds.stream().anyMatch(ChaosEvent::fault)) {
 			throw new IllegalArgumentException("chaos.kinds " + kinds + " names faults, which a run with chaos.faults="
 					+ "false does not apply");
@@ -49,7 +63,8 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 	/**
 	 * The settings of a run on demand: {@code -Dchaos.events} (50), {@code -Dchaos.seed} (random),
 	 * {@code -Dchaos.instances} (3), {@code -Dchaos.faults} (true), {@code -Dchaos.heartbeat.ms} (500) and
-	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000), {@code -Dchaos.kinds} (every kind; a
+	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000), {@code -Dchaos.brokers} (1; 3 runs on the
+	 * three-broker cluster, with broker bounces and without the proxy's faults), {@code -Dchaos.kinds} (every kind; a
 	 * comma-separated list of the words the report uses, e.g. {@code slow-call-during-leave,leave}, to replay one kind
 	 * of event many times). An event may take a few sessions to settle: the bound grows with the session.
 	 * @return the settings
@@ -57,13 +72,22 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 	static ChaosSettings fromSystemProperties() {
 		String seed = System.getProperty("chaos.seed");
 		Duration session = Duration.ofMillis(Long.getLong("chaos.session.ms", 6_000));
+		int brokers = brokersFromSystemProperties();
 		return new ChaosSettings(Integer.getInteger("chaos.events", 50),
 				(seed != null) ? Long.parseLong(seed) : ThreadLocalRandom.current().nextLong(),
 				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100,
 				Duration.ofMinutes(3).plus(session.multipliedBy(4)),
-				Boolean.parseBoolean(System.getProperty("chaos.faults", "true")),
-				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session,
+				Boolean.parseBoolean(System.getProperty("chaos.faults", Boolean.toString(brokers == 1))),
+				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session, brokers,
 				kinds(System.getProperty("chaos.kinds", "")));
+	}
+
+	/**
+	 * {@code -Dchaos.brokers}: 1 (the default) or 3.
+	 * @return the number
+	 */
+	static int brokersFromSystemProperties() {
+		return Integer.getInteger("chaos.brokers", 1);
 	}
 
 	private static Set<ChaosEvent> kinds(String words) {

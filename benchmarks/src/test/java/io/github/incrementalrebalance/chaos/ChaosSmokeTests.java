@@ -28,7 +28,7 @@ class ChaosSmokeTests {
 	@Test
 	void aFewRandomScaleEventsLoseNothingAndEveryLeaveIsAccountedFor() throws Exception {
 		ChaosSettings settings = new ChaosSettings(4, 20261201L, 3, 2_000, 2_000, 50, Duration.ofMinutes(2), false,
-				Duration.ofMillis(500), Duration.ofSeconds(6), Set.of());
+				Duration.ofMillis(500), Duration.ofSeconds(6), 1, Set.of());
 		ChaosReport report;
 		try (ChaosGroup group = new ChaosGroup(broker, this.stateRoot, settings)) {
 			report = new ChaosRunner(group, settings).run();
