@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The latest state of the control topic, built from its records in offset order: one record per key (a tombstone
- * removes it), plans kept per generation. A late write of a former leader (its epoch, or a tombstone of its housekeeping,
- * of a generation older than the plan held) changes nothing, and is counted.
+ * removes it), plans kept per generation. A late write of a former leader (its epoch, or a tombstone of its
+ * housekeeping, of a generation older than the plan held) changes nothing, and is counted.
  * <p>
  * Only the thread reading the topic applies records; any thread may query, and sees each record's effect whole.
  */

@@ -75,8 +75,9 @@ public final class LearnerPlanner {
 	/**
 	 * Learners get a safety-net follow-up (members trigger the fast path themselves); a round without end offsets, or
 	 * one that held a leaving member's hand-over, is retried after the group's retry (soon, longer while rounds in a
-	 * row cannot do their work: nobody asks for the round the hand-over waits for); deferred balancing at once. A leaving member's deadline is not the leader's: the member keeps it on its own clock and leaves the group
-	 * when it passes, and its tasks are then orphans.
+	 * row cannot do their work: nobody asks for the round the hand-over waits for); deferred balancing at once. A
+	 * leaving member's deadline is not the leader's: the member keeps it on its own clock and leaves the group when it
+	 * passes, and its tasks are then orphans.
 	 */
 	private static Optional<Instant> followUp(RoundState round) {
 		List<Instant> candidates = new ArrayList<>();
