@@ -143,8 +143,10 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 	 */
 	private Optional<String> handOversHeld() {
 		Optional<String> outOfDate = this.controlView.outOfDate();
-		outOfDate.ifPresent((reason) -> logger.warn("{}: no leaving member is handed over this round, its tasks stay "
-				+ "until the control topic is read again", reason));
+		if (outOfDate.isPresent() && !this.controlView.leaveRequests().isEmpty()) {
+			logger.warn("{}: no leaving member is handed over this round, its tasks stay until the control topic is "
+					+ "read again", outOfDate.get());
+		}
 		return outOfDate;
 	}
 
