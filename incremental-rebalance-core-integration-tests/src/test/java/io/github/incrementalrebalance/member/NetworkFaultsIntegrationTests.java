@@ -118,7 +118,7 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void leaverAloneInTheGroupForAMomentHoldsItsHandOverAndDrainsWarmWhenTheOthersAreBack() {
-		Duration session = Duration.ofSeconds(12);
+		Duration session = Duration.ofSeconds(9);
 		try (FaultedGroup group = startDraining("alone-moment", session)) {
 			List<String> others = group.members.stream()
 				.filter((member) -> member != group.leaver)

@@ -46,6 +46,9 @@ class ThreeBrokerDrainIntegrationTests {
 
 	private static final int SESSION_TIMEOUT_MS = 20_000;
 
+	/** Eight times the acceptable lag: a task moved cold restores far more than a warm learner may. */
+	private static final int KEYS_PER_TASK = 4_000;
+
 	@RegisterExtension
 	static final KafkaBroker cluster = KafkaBroker.threeBrokers();
 
@@ -72,8 +75,8 @@ class ThreeBrokerDrainIntegrationTests {
 					.isThrownBy(() -> writeWithoutRetries("not-enough-replicas-probe"))
 					.withCauseInstanceOf(NotEnoughReplicasException.class);
 				group.releaseLearners();
-				await("b leaving, while writes are refused").during(Duration.ofSeconds(10))
-					.atMost(Duration.ofSeconds(20))
+				await("b leaving, while writes are refused").during(Duration.ofSeconds(6))
+					.atMost(Duration.ofSeconds(15))
 					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
 			}
 			finally {
@@ -156,7 +159,7 @@ class ThreeBrokerDrainIntegrationTests {
 
 		static Draining start(DrainScenarioGroup scenario) {
 			Draining group = new Draining(scenario);
-			scenario.loadAndSettle(group.producer, group.members.toArray(StreamsInstance[]::new));
+			scenario.loadAndSettle(group.producer, KEYS_PER_TASK, group.members.toArray(StreamsInstance[]::new));
 			group.leaver = group.members.get(1);
 			group.moving = group.leaver.activeTasks();
 			group.leaver.runtime().leave(Optional.empty(), "test");
