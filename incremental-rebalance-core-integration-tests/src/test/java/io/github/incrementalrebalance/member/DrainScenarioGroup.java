@@ -19,6 +19,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * One application of a drain scenario test ({@link DrainScenariosIntegrationTests},
@@ -117,6 +118,40 @@ final class DrainScenarioGroup {
 			throttles.put(name, RestoreThrottle.of(recordsPerSecond));
 		}
 		return throttles;
+	}
+
+	/**
+	 * Wait until the leader acknowledged a member's leave and placed its learners.
+	 * @param leaver the member asked to leave
+	 * @param members every member, the leaver included
+	 * @param bound how long to wait
+	 */
+	static void awaitLeaveAcknowledged(StreamsInstance leaver, List<StreamsInstance> members, Duration bound) {
+		await("the leader acknowledged the leave and placed its learners").atMost(bound)
+			.until(() -> leaver.plan().map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty()).orElse(false)
+					&& members.stream()
+						.anyMatch((member) -> member.plan().map((plan) -> !plan.learning().isEmpty()).orElse(false)));
+	}
+
+	/**
+	 * The leaver handed over to ready learners, nothing of its state restored at promotion, every other member
+	 * running its tasks, counts exact.
+	 * @param leaver the member asked to leave
+	 * @param moving the tasks it ran when asked
+	 * @param members every member, the leaver included
+	 * @param producer the producer of this application's input
+	 */
+	void assertHandedOverWarm(StreamsInstance leaver, Set<TaskId> moving, List<StreamsInstance> members,
+			TrackingProducer producer) {
+		await("the leaver drained").atMost(Duration.ofMinutes(2))
+			.until(() -> leaver.runtime().state() == MemberState.CLOSED);
+		assertThat(leaver.runtime().drainOutcome()).as("every task went to a ready learner")
+			.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+		StreamsInstance[] stayers = members.stream().filter((member) -> member != leaver).toArray(StreamsInstance[]::new);
+		await("the leaver's tasks running on the others").atMost(Duration.ofMinutes(1))
+			.until(() -> StreamsInstance.allRunning(stayers) && StreamsInstance.activeTasksOf(stayers).containsAll(moving));
+		assertRestoredAtPromotionAtMostTheLag(moving, stayers);
+		verifyCounts(producer);
 	}
 
 	static void assertRestoredAtPromotionAtMostTheLag(Set<TaskId> moved, StreamsInstance... newOwners) {

@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import static io.github.incrementalrebalance.member.DrainScenarioGroup.assertRestoredAtPromotionAtMostTheLag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -247,10 +246,7 @@ class NetworkFaultsIntegrationTests {
 		}
 
 		void awaitAcknowledged(Duration bound) {
-			await("the leader acknowledged the leave and placed its learners").atMost(bound)
-				.until(() -> this.leaver.plan()
-					.map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty())
-					.orElse(false) && !learnerHolders().isEmpty());
+			DrainScenarioGroup.awaitLeaveAcknowledged(this.leaver, this.members, bound);
 		}
 
 		List<StreamsInstance> learnerHolders() {
@@ -264,25 +260,14 @@ class NetworkFaultsIntegrationTests {
 			this.throttles.values().forEach(RestoreThrottle::release);
 		}
 
-		/**
-		 * The leaver handed over to ready learners, nothing of its state restored at promotion, every other member
-		 * running its tasks, counts exact.
-		 */
 		void assertHandedOverWarm() {
-			await("the leaver drained").atMost(Duration.ofMinutes(2))
-				.until(() -> this.leaver.runtime().state() == MemberState.CLOSED);
-			System.out.printf("Drain through the fault: %s%n",
-					this.leaver.runtime().drainOutcome().map(DrainOutcome::describe).orElse("none"));
-			assertThat(this.leaver.runtime().drainOutcome()).as("every task went to a ready learner")
-				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
-			StreamsInstance[] stayers = this.members.stream()
-				.filter((member) -> member != this.leaver)
-				.toArray(StreamsInstance[]::new);
-			await("the leaver's tasks running on the others").atMost(Duration.ofMinutes(1))
-				.until(() -> StreamsInstance.allRunning(stayers)
-						&& StreamsInstance.activeTasksOf(stayers).containsAll(this.moving));
-			assertRestoredAtPromotionAtMostTheLag(this.moving, stayers);
-			this.scenario.verifyCounts(this.producer);
+			try {
+				this.scenario.assertHandedOverWarm(this.leaver, this.moving, this.members, this.producer);
+			}
+			finally {
+				System.out.printf("Drain through the fault: %s%n",
+						this.leaver.runtime().drainOutcome().map(DrainOutcome::describe).orElse("none"));
+			}
 		}
 
 		@Override

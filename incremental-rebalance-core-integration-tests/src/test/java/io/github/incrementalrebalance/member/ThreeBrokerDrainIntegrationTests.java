@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -29,8 +28,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import static io.github.incrementalrebalance.member.DrainScenarioGroup.assertRestoredAtPromotionAtMostTheLag;
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -163,14 +160,7 @@ class ThreeBrokerDrainIntegrationTests {
 			group.leaver = group.members.get(1);
 			group.moving = group.leaver.activeTasks();
 			group.leaver.runtime().leave(Optional.empty(), "test");
-			await("the leader acknowledged the leave and placed its learners").atMost(Duration.ofMinutes(1))
-				.until(() -> group.leaver.plan()
-					.map((plan) -> plan.leaving() && !plan.beingLearned().isEmpty())
-					.orElse(false)
-						&& group.members.stream()
-							.anyMatch((member) -> member.plan().map(MemberPlan::learning)
-								.map((learning) -> !learning.isEmpty())
-								.orElse(false)));
+			DrainScenarioGroup.awaitLeaveAcknowledged(group.leaver, group.members, Duration.ofMinutes(1));
 			return group;
 		}
 
@@ -178,23 +168,8 @@ class ThreeBrokerDrainIntegrationTests {
 			this.throttles.values().forEach(RestoreThrottle::release);
 		}
 
-		/**
-		 * The leaver handed over to ready learners, nothing of its state restored at promotion, every other member
-		 * running its tasks, counts exact.
-		 */
 		void assertHandedOverWarm() {
-			await("the leaver drained").atMost(Duration.ofMinutes(2))
-				.until(() -> this.leaver.runtime().state() == MemberState.CLOSED);
-			assertThat(this.leaver.runtime().drainOutcome()).as("every task went to a ready learner")
-				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
-			StreamsInstance[] stayers = this.members.stream()
-				.filter((member) -> member != this.leaver)
-				.toArray(StreamsInstance[]::new);
-			await("the leaver's tasks running on the others").atMost(Duration.ofMinutes(1))
-				.until(() -> StreamsInstance.allRunning(stayers)
-						&& StreamsInstance.activeTasksOf(stayers).containsAll(this.moving));
-			assertRestoredAtPromotionAtMostTheLag(this.moving, stayers);
-			this.scenario.verifyCounts(this.producer);
+			this.scenario.assertHandedOverWarm(this.leaver, this.moving, this.members, this.producer);
 		}
 
 		@Override
