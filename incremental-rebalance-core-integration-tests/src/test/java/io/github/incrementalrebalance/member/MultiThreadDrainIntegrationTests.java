@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.MarkerQueries;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
@@ -75,12 +76,14 @@ class MultiThreadDrainIntegrationTests {
 						&& StreamsInstance.activeTasksOf(a, c).containsAll(run.inputTasks())
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			Instant settled = Instant.now();
-			Duration moved = run.gapMeter().longestGap(ofB, askedAt, settled);
+			GapMeter.Gap movedGap = run.gapMeter().longestGapOf(ofB, askedAt, settled);
+			Duration moved = movedGap.length();
 			Duration unmoved = run.gapMeter().longestGap(staying, askedAt, settled);
 			Duration unanswered = queries.longestUnanswered(askedAt, settled);
 			System.out.printf("Drain of a %d-thread instance of the production-shaped application at Kafka's default "
-					+ "heartbeat: moved tasks stalled %d ms, unmoved ones %d ms, queries unanswered %d ms at most "
-					+ "(bound %d ms)%n", ProductionApplication.THREADS, moved.toMillis(), unmoved.toMillis(),
+					+ "heartbeat: moved tasks stalled %d ms (%s from %s, %s to %s), unmoved ones %d ms, queries "
+					+ "unanswered %d ms at most (bound %d ms)%n", ProductionApplication.THREADS, moved.toMillis(),
+					movedGap.task(), movedGap.from(), movedGap.before(), movedGap.after(), unmoved.toMillis(),
 					unanswered.toMillis(), STALL_BOUND.toMillis());
 			assertThat(ProductionApplication.restoredAtPromotion(List.of(a, c))).as("records restored at promotion")
 				.allSatisfy((task, records) -> assertThat(records)
