@@ -20,9 +20,8 @@ public final class TestTags {
 	public static final String CLIENT_LINE = "client-line";
 
 	/**
-	 * A test class that holds a hand-over to the stall bound the project publishes ({@link StallBound}): the build
-	 * runs it under its parallel forks, where only a wait for a session breaks the bound, and CI runs it again
-	 * alone, with {@code -Dgroups=timing -Dtestkit.quiet=true}, to the published bound.
+	 * A test class that holds a hand-over to the stall bound the project publishes: a measurement, which the build
+	 * leaves out and CI runs alone ({@code -Ptiming}), with nothing else on the machine.
 	 */
 	public static final String TIMING = "timing";
 
