@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.HandOverTimeline;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.MarkerQueries;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
@@ -85,6 +86,7 @@ class MultiThreadDrainIntegrationTests {
 					+ "unanswered %d ms at most (bound %d ms)%n", ProductionApplication.THREADS, moved.toMillis(),
 					movedGap.task(), movedGap.from(), movedGap.before(), movedGap.after(), unmoved.toMillis(),
 					unanswered.toMillis(), STALL_BOUND.toMillis());
+			HandOverTimeline.of(movedGap, List.of(a, b, c)).ifPresent(System.out::println);
 			assertThat(ProductionApplication.restoredAtPromotion(List.of(a, c))).as("records restored at promotion")
 				.allSatisfy((task, records) -> assertThat(records)
 					.isLessThanOrEqualTo(ProductionApplication.ACCEPTABLE_LAG));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.HandOverTimeline;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.ProductionApplication;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
@@ -119,12 +120,15 @@ class RollingUpdateIntegrationTests {
 	}
 
 	/**
-	 * What the instances did around a stall, in ms from its start: their state changes, and the leaves.
+	 * What the instances did around a stall, in ms from its start: the hand-over's steps when it was one, their state
+	 * changes, and the leaves.
 	 */
 	private static String timeline(List<StreamsInstance> instances, GapMeter.Gap stall, List<String> leaves) {
 		Instant from = stall.from().minusSeconds(3);
 		Instant to = stall.to().plusSeconds(1);
 		StringBuilder lines = new StringBuilder();
+		HandOverTimeline.of(stall, instances)
+			.ifPresent((handOver) -> lines.append(handOver).append(System.lineSeparator()));
 		for (StreamsInstance instance : instances) {
 			instance.stateChangesSince(from).stream()
 				.filter((change) -> change.at().isBefore(to))

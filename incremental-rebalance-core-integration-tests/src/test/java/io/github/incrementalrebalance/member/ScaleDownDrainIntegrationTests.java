@@ -3,11 +3,14 @@ package io.github.incrementalrebalance.member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.HandOverTimeline;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -88,9 +91,10 @@ class ScaleDownDrainIntegrationTests {
 				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
 				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
-			Duration stall = run.gapMeter().longestGap(ofB, askedAt, Instant.now());
+			GapMeter.Gap stall = run.gapMeter().longestGapOf(ofB, askedAt, Instant.now());
+			HandOverTimeline.of(stall, List.of(a, b, c)).ifPresent(System.out::println);
 			run.verifyCounts(producer);
-			return stall;
+			return stall.length();
 		}
 	}
 

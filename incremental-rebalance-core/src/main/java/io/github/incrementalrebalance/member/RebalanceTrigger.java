@@ -183,8 +183,9 @@ public final class RebalanceTrigger {
 	}
 
 	/**
-	 * Be told of every rebalance a main consumer of this instance completes, on that consumer's stream thread, before
-	 * Kafka Streams handles its assignment (return fast, never throw).
+	 * Be told of every rebalance a main consumer of this instance completes, on that consumer's stream thread, once
+	 * Kafka Streams took its assignment (tasks made, standbys promoted) and before it goes on (return fast, never
+	 * throw).
 	 * @param listener gets the generation completed
 	 */
 	public void addGenerationListener(IntConsumer listener) {

@@ -27,7 +27,9 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	private final Map<TaskId, AtomicLong> restored = new ConcurrentHashMap<>();
 
-	private final Set<TaskId> promoted = ConcurrentHashMap.newKeySet();
+	private final Map<TaskId, Instant> promotedAt = new ConcurrentHashMap<>();
+
+	private final Map<TaskId, Instant> restoreEndedAt = new ConcurrentHashMap<>();
 
 	private final Set<TaskId> restoresBegun = ConcurrentHashMap.newKeySet();
 
@@ -78,7 +80,27 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	 * @return the promoted tasks
 	 */
 	public Set<TaskId> promoted() {
-		return Set.copyOf(this.promoted);
+		return Set.copyOf(this.promotedAt.keySet());
+	}
+
+	/**
+	 * When this instance's standby of a task was last suspended to become the active task: Kafka Streams took it out
+	 * of the state updater for its promotion.
+	 * @param task the task
+	 * @return the moment, empty when its standby here was never promoted
+	 */
+	public Optional<Instant> promotedAt(TaskId task) {
+		return Optional.ofNullable(this.promotedAt.get(task));
+	}
+
+	/**
+	 * When an active task of this instance last finished restoring a store (for a promoted learner, reading past the
+	 * old owner's last commit).
+	 * @param task the task
+	 * @return the moment, empty when it restored none here
+	 */
+	public Optional<Instant> restoreEndedAt(TaskId task) {
+		return Optional.ofNullable(this.restoreEndedAt.get(task));
 	}
 
 	/**
@@ -113,6 +135,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	@Override
 	public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
+		this.storeTasks.taskOf(storeName, partition)
+			.ifPresent((task) -> this.restoreEndedAt.merge(task, Instant.now(), RestoredRecords::later));
 	}
 
 	@Override
@@ -132,8 +156,12 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	public void onUpdateSuspended(TopicPartition partition, String storeName, long storeOffset, long currentEndOffset,
 			SuspendReason reason) {
 		if (reason == SuspendReason.PROMOTED) {
-			this.storeTasks.taskOf(storeName, partition).ifPresent(this.promoted::add);
+			this.storeTasks.taskOf(storeName, partition).ifPresent((task) -> this.promotedAt.put(task, Instant.now()));
 		}
+	}
+
+	private static Instant later(Instant one, Instant other) {
+		return one.isAfter(other) ? one : other;
 	}
 
 	/**

@@ -64,11 +64,6 @@ public final class StreamsInstance implements AutoCloseable {
 	}
 
 	/**
-	 * The incremental-rebalance runtime of this instance.
-	 * @return the runtime
-	 * @throws IllegalStateException when the instance was started without one
-	 */
-	/**
 	 * What the current plan says of this member's start, as it reads the control topic.
 	 * @return its plan, if the current plan has one
 	 */
@@ -78,6 +73,11 @@ public final class StreamsInstance implements AutoCloseable {
 			.map(PlanRecord::plan);
 	}
 
+	/**
+	 * The incremental-rebalance runtime of this instance.
+	 * @return the runtime
+	 * @throws IllegalStateException when the instance was started without one
+	 */
 	public MemberRuntime runtime() {
 		if (this.runtime == null) {
 			throw new IllegalStateException(this.name + " runs without a member runtime");
