@@ -160,7 +160,7 @@ class ControlTopicIntegrationTests {
 		Instant now = Instant.now();
 		try (ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, topic)) {
 			writer.write(LeaveRecord.request("s1", "old1", now, Optional.empty(), "cli")).join();
-			writeRaw(topic, "leave/s2", "this is not JSON");
+			writeRaw(topic, "leave/s2/x", "this is not JSON");
 			writeRaw(topic, "nonsense", "{\"v\":1}");
 			LeaveRecord s3 = LeaveRecord.request("s3", "inc3", now.truncatedTo(ChronoUnit.MILLIS),
 					Optional.of(Duration.ofSeconds(30)), "endpoint");
@@ -172,14 +172,14 @@ class ControlTopicIntegrationTests {
 				reader.start();
 				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
 				assertThat(log.messages(Level.WARN)).hasSize(2)
-					.anySatisfy((warn) -> assertThat(warn).contains("offset 1").contains("'leave/s2' is not JSON"))
+					.anySatisfy((warn) -> assertThat(warn).contains("offset 1").contains("'leave/s2/x' is not JSON"))
 					.anySatisfy((warn) -> assertThat(warn).contains("offset 2").contains("unknown key 'nonsense'"));
 				assertThat(reader.leaveRequests())
 					.containsExactly(new LeaveRequest("s3", "inc3", s3.leaveId(),
 							Optional.of(now.truncatedTo(ChronoUnit.MILLIS).plusSeconds(30))));
 
 				writer.publishPlan(List.<ControlRecord>of(
-						MemberPlanBuilder.plan("s3", "inc3").beingLearned("0_1").leaving(Optional.of(s3.leaveId()))
+						MemberPlanBuilder.plan("s3", "inc3").beingLearned("0_1").leaving(s3.leaveId())
 							.record(7),
 						new PlanEpoch(7, 6, "s1", Instant.ofEpochMilli(7), "moved none", List.of())), List.of(),
 						() -> false);
@@ -585,7 +585,7 @@ class ControlTopicIntegrationTests {
 		writer.write(leave).join();
 		publishPlan(writer, MemberPlanBuilder.plan(instanceId, "s1")
 			.active("0_1")
-			.leaving(Optional.of(leave.leaveId()))
+			.leaving(leave.leaveId())
 			.record(generation));
 		await().atMost(TIMEOUT).until(() -> reader.plan(instanceId, "s1").isPresent()
 				&& reader.leaveRecord(instanceId, "s1").filter(LeaveRecord::pending).isPresent());

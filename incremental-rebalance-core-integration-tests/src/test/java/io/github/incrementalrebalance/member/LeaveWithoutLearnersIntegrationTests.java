@@ -76,7 +76,7 @@ class LeaveWithoutLearnersIntegrationTests {
 			try (KafkaProducer<String, String> raw = new KafkaProducer<>(
 					Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),
 					new StringSerializer())) {
-				raw.send(new ProducerRecord<>(a.runtime().controlTopic(), 0, "leave/a", "{\"v\":\"one\"}"));
+				raw.send(new ProducerRecord<>(a.runtime().controlTopic(), 0, "leave/a/1", "{\"v\":\"one\"}"));
 			}
 			producer.flush();
 			await("markers flow after the malformed record").atMost(Duration.ofSeconds(30))

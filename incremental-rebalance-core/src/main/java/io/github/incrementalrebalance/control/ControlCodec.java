@@ -43,8 +43,8 @@ public final class ControlCodec {
 	 * record's learners, which are also read as an array of objects.
 	 * 2: leaves carry their identity ({@code leaveId}) and how they ended ({@code ended}); plans echo the leave they act
 	 * on ({@code leave}), carry the group generation and are keyed by the member's start; a member asks the others to
-	 * rejoin with {@code rejoin/<id>}, says which mode it runs in its plan ({@code mode}) and publishes its learners' progress with {@code progress/<id>/<incarnation>}.
-	 * Version 1 is still read.
+	 * rejoin with {@code rejoin/<id>}, says which mode it runs in its plan ({@code mode}) and publishes its learners'
+	 * progress with {@code progress/<id>/<incarnation>}.
 	 */
 	static final int VERSION = 3;
 
@@ -160,11 +160,10 @@ public final class ControlCodec {
 	 * @throws MalformedControlRecordException when the key is unknown or the value cannot be read
 	 */
 	public static Optional<ControlRecord> decode(String key, byte[] value) {
-		boolean leave = key.startsWith(LeaveRecord.KEY_PREFIX) && key.length() > LeaveRecord.KEY_PREFIX.length();
-		boolean plan = key.startsWith(PlanRecord.KEY_PREFIX) && key.length() > PlanRecord.KEY_PREFIX.length();
+		boolean leave = isStartKey(key, LeaveRecord.KEY_PREFIX);
+		boolean plan = isStartKey(key, PlanRecord.KEY_PREFIX);
 		boolean rejoin = key.startsWith(RejoinRequest.KEY_PREFIX) && key.length() > RejoinRequest.KEY_PREFIX.length();
-		boolean progress = key.startsWith(ProgressRecord.KEY_PREFIX)
-				&& key.indexOf('/', ProgressRecord.KEY_PREFIX.length()) > ProgressRecord.KEY_PREFIX.length();
+		boolean progress = isStartKey(key, ProgressRecord.KEY_PREFIX);
 		if (!leave && !plan && !rejoin && !progress && !PlanEpoch.KEY.equals(key)) {
 			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>/<incarnation>, "
 					+ "plan/<id>/<incarnation>, rejoin/<id>, progress/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
@@ -184,9 +183,7 @@ public final class ControlCodec {
 		}
 		checkVersion(key, requiredLong(key, node, "v").intValue());
 		if (leave) {
-			String start = key.substring(LeaveRecord.KEY_PREFIX.length());
-			// a record of 0.x keyed by instance alone reads as the start its value names
-			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
+			String instanceId = instanceOf(key, LeaveRecord.KEY_PREFIX);
 			Instant requestedAt = Instant.ofEpochMilli(requiredLong(key, node, "requestedAt"));
 			return Optional.of(new LeaveRecord(instanceId, requiredText(key, node, "incarnation"),
 					requiredText(key, node, "leaveId"), requestedAt,
@@ -201,21 +198,26 @@ public final class ControlCodec {
 					Instant.ofEpochMilli(requiredLong(key, node, "at"))));
 		}
 		if (progress) {
-			String start = key.substring(ProgressRecord.KEY_PREFIX.length());
-			return Optional.of(new ProgressRecord(start.substring(0, start.indexOf('/')),
+			return Optional.of(new ProgressRecord(instanceOf(key, ProgressRecord.KEY_PREFIX),
 					requiredText(key, node, "incarnation"), Instant.ofEpochMilli(requiredLong(key, node, "at")),
 					learnerProgress(key, node)));
 		}
 		if (plan) {
-			String start = key.substring(PlanRecord.KEY_PREFIX.length());
-			String instanceId = start.contains("/") ? start.substring(0, start.indexOf('/')) : start;
+			String instanceId = instanceOf(key, PlanRecord.KEY_PREFIX);
 			SortedMap<TaskId, Learner> learning = learning(key, node, tasks(key, node, "ready"));
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver"))
 				.map((text) -> text.asString(""))
 				.map((name) -> handOverReason(key, name));
+			boolean leaving = node.path("leaving").asBoolean(false);
+			Optional<String> leaveId = optionalText(key, node, "leave");
+			if (leaving != leaveId.isPresent()) {
+				throw new MalformedControlRecordException("value of '" + key + "' has leaving " + leaving + " and "
+						+ leaveId.map((id) -> "leave " + id).orElse("no leave")
+						+ ": a plan names the leave it acts on ('leave') exactly when its member is leaving");
+			}
 			MemberPlan memberPlan = new MemberPlan(instanceId, requiredText(key, node, "incarnation"),
 					tasks(key, node, "active"), learning, tasks(key, node, "beingLearned"), tasks(key, node, "standby"),
-					node.path("leaving").asBoolean(false), optionalText(key, node, "leave"), handOver, mode(key, node));
+					leaving, leaveId, handOver, mode(key, node));
 			return Optional.of(new PlanRecord(memberPlan, requiredLong(key, node, "generation").intValue()));
 		}
 		Instant at = Instant.ofEpochMilli(requiredLong(key, node, "at"));
@@ -223,6 +225,17 @@ public final class ControlCodec {
 		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces, requiredText(key, node, "leader"),
 				at, Optional.ofNullable(node.get("summary")).map((text) -> text.asString("")).orElse(""),
 				strings(node, "duplicateInstanceIds")));
+	}
+
+	/**
+	 * Whether a key names a member's start under a prefix: {@code <prefix><instance-id>/<incarnation>}.
+	 */
+	private static boolean isStartKey(String key, String prefix) {
+		return key.startsWith(prefix) && key.indexOf('/', prefix.length()) > prefix.length();
+	}
+
+	private static String instanceOf(String key, String prefix) {
+		return key.substring(prefix.length(), key.indexOf('/', prefix.length()));
 	}
 
 	static void checkVersion(String key, int version) {

@@ -202,7 +202,6 @@ final class ControlTopicView {
 			return Optional.empty();
 		}
 		return Optional.ofNullable(this.plans.get(PlanRecord.keyOf(instanceId, incarnation)))
-			.or(() -> Optional.ofNullable(this.plans.get(PlanRecord.KEY_PREFIX + instanceId)))
 			.map((byGeneration) -> byGeneration.get(current.generation()))
 			.flatMap(ReadPlan::record)
 			.filter((plan) -> plan.incarnation().equals(incarnation));

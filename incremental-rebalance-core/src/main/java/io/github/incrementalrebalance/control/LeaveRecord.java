@@ -21,8 +21,7 @@ import io.github.incrementalrebalance.planner.LeaveRequest;
  *
  * @param instanceId the leaving instance
  * @param incarnation the start of the instance the request is for; for any other start it is stale
- * @param leaveId this request's identity, echoed by the plan of the leader that acts on it; a record of version 1
- * has none and is given one derived from {@code requestedAt}
+ * @param leaveId this request's identity, echoed by the plan of the leader that acts on it
  * @param requestedAt when it was asked
  * @param deadline when it leaves even if its learners are not ready; empty to wait however long
  * @param source who asked (endpoint, command line, shutdown)

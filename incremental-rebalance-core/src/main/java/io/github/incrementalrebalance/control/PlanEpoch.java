@@ -12,7 +12,7 @@ import java.util.Objects;
  * its own consumer completed that generation, so a write of a former leader that arrives late (a producer retrying
  * through a broker fault) carries a lower generation and is recognised as stale (see {@link #supersedes}).
  *
- * @param generation the group generation the plan was adopted in; {@link #UNKNOWN_GENERATION} in records of version 1
+ * @param generation the group generation the plan was adopted in
  * @param replaces the generation of the plan the leader read when it published, {@link #UNKNOWN_GENERATION} when it
  * had read none: how a plan after a group reset (generations start again at 1) is told from a stale one
  * @param leader the leader's instance id
@@ -25,7 +25,7 @@ public record PlanEpoch(int generation, int replaces, String leader, Instant at,
 
 	public static final String KEY = "plan-epoch";
 
-	/** The generation of a plan written before plans carried one. */
+	/** No generation: a leader that had read no plan, a member that has read none yet. */
 	public static final int UNKNOWN_GENERATION = -1;
 
 	public PlanEpoch {

@@ -8,7 +8,6 @@ import io.github.incrementalrebalance.planner.MemberPlan;
  * {@code plan/<instance-id>/<incarnation>}: what the last assignment planned for one start of a member. One record per
  * member, so the plan of a group of thousands of members never makes one large record; keyed by the start as well, so
  * that two live members with one instance id (a misconfiguration the plan reports) cannot overwrite each other's plan.
- * Records of version 1 are keyed {@code plan/<instance-id>}.
  *
  * @param plan the member's plan, as the leader's planner made it
  * @param generation the group generation of the plan this record belongs to, as in {@link PlanEpoch}

@@ -22,8 +22,7 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param beingLearned tasks it runs while their learner warms up elsewhere
  * @param standby standby replicas it keeps ({@code num.standby.replicas}), learners excluded
  * @param leaving whether it asked to leave
- * @param leaveId the identity of the leave request this plan acts on, when leaving (empty in plans written by
- * version 1, which did not echo it)
+ * @param leaveId the identity of the leave request this plan acts on: present exactly when leaving
  * @param handOver set when it should leave the group now
  * @param mode the rebalancing mode it runs, as its client tags say
  */
@@ -37,6 +36,10 @@ public record MemberPlan(String instanceId, String incarnation, SortedSet<TaskId
 		Objects.requireNonNull(leaveId, "leaveId");
 		Objects.requireNonNull(handOver, "handOver");
 		Objects.requireNonNull(mode, "mode");
+		if (leaving != leaveId.isPresent()) {
+			throw new IllegalArgumentException("a plan names the leave it acts on exactly when its member is leaving: "
+					+ instanceId + " leaving=" + leaving + ", leave " + leaveId.orElse("none"));
+		}
 		active = Collections.unmodifiableSortedSet(new TreeSet<>(active));
 		learning = Collections.unmodifiableSortedMap(new TreeMap<>(learning));
 		beingLearned = Collections.unmodifiableSortedSet(new TreeSet<>(beingLearned));
@@ -64,13 +67,12 @@ public record MemberPlan(String instanceId, String incarnation, SortedSet<TaskId
 	}
 
 	/**
-	 * Whether this plan acts on a leave request: the one named, or, in a plan written without the echo (version 1),
-	 * any leave of the member.
+	 * Whether this plan acts on a leave request.
 	 * @param leaveId the request
 	 * @return true when the leader acted on it
 	 */
 	public boolean actsOn(String leaveId) {
-		return this.leaving && this.leaveId.map(leaveId::equals).orElse(true);
+		return this.leaveId.filter(leaveId::equals).isPresent();
 	}
 
 }

@@ -47,14 +47,14 @@ class ControlCodecTests {
 
 	@Test
 	void recordsOfTheUnreleasedVersionOneAreRefusedWithTheVersionRead() {
-		assertMalformed("leave/pod-7", "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":5,\"source\":\"cli\"}",
+		assertMalformed("leave/pod-7/a1", "{\"v\":1,\"incarnation\":\"a1\",\"requestedAt\":5,\"source\":\"cli\"}",
 				"has version 1, which no release wrote: this reader reads version 2 and later");
 		assertMalformed(PlanEpoch.KEY, "{\"v\":1,\"epoch\":5000,\"leader\":\"pod-1\"}", "has version 1");
 	}
 
 	@Test
 	void anEchoActsOnlyOnItsOwnLeave() {
-		MemberPlan echoing = MemberPlanBuilder.plan("pod-7", "a").leaving(Optional.of("l1")).build();
+		MemberPlan echoing = MemberPlanBuilder.plan("pod-7", "a").leaving("l1").build();
 		assertThat(echoing.actsOn("l1")).isTrue();
 		assertThat(echoing.actsOn("l2")).as("a plan for an earlier leave of the member").isFalse();
 	}
@@ -66,7 +66,7 @@ class ControlCodecTests {
 			.ready("0_2", 12)
 			.learning("0_3", 9000)
 			.standby("0_4")
-			.leaving(Optional.of("l1"))
+			.leaving("l1")
 			.handOver(Optional.of(HandOverReason.LEARNERS_READY))
 			.record(12);
 		assertThat(plan.key()).as("one key per member start").isEqualTo("plan/pod-7/k3j9");
@@ -246,41 +246,53 @@ class ControlCodecTests {
 
 	@Test
 	void tombstoneDecodesToNothing() {
-		assertThat(ControlCodec.decode("leave/pod-7", null)).isEmpty();
+		assertThat(ControlCodec.decode("leave/pod-7/a1", null)).isEmpty();
 	}
 
 	@Test
-	void leaveKeyNamesTheStartAndAKeyOfTheInstanceAloneStillReads() {
+	void leaveAndPlanKeysNameTheStartAndAKeyOfTheInstanceAloneIsRefused() {
 		LeaveRecord leave = LeaveRecord.request("pod-7", "a1", Instant.ofEpochMilli(5), Optional.empty(), "cli");
 		assertThat(leave.key()).isEqualTo("leave/pod-7/a1");
 		assertThat(ControlCodec.decode(leave.key(), ControlCodec.encodeValue(leave))).contains(leave);
-		assertThat(ControlCodec.decode("leave/pod-7", ControlCodec.encodeValue(leave))).contains(leave);
+		assertMalformed("leave/pod-7", new String(ControlCodec.encodeValue(leave), StandardCharsets.UTF_8),
+				"unknown key 'leave/pod-7' (expected leave/<id>/<incarnation>");
+		assertMalformed("plan/pod-7", "{\"v\":3,\"incarnation\":\"a\",\"generation\":1}", "unknown key 'plan/pod-7'");
+	}
+
+	@Test
+	void aPlanNamesTheLeaveItActsOnExactlyWhenItsMemberIsLeaving() {
+		assertMalformed("plan/pod-7/a", "{\"v\":3,\"incarnation\":\"a\",\"generation\":1,\"leaving\":true}",
+				"has leaving true and no leave: a plan names the leave it acts on ('leave') exactly when its member is "
+						+ "leaving");
+		assertMalformed("plan/pod-7/a", "{\"v\":3,\"incarnation\":\"a\",\"generation\":1,\"leave\":\"l1\"}",
+				"has leaving false and leave l1");
 	}
 
 	@Test
 	void newerVersionsExtraFieldsAreIgnored() {
 		byte[] value = ("{\"v\":3,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,\"source\":\"cli\","
 				+ "\"reason\":\"x\"}").getBytes(StandardCharsets.UTF_8);
-		assertThat(ControlCodec.decode("leave/pod-7", value)).contains(
+		assertThat(ControlCodec.decode("leave/pod-7/a1", value)).contains(
 				new LeaveRecord("pod-7", "a1", "l1", Instant.ofEpochMilli(5), Optional.empty(), "cli", false,
 						Optional.empty()));
 	}
 
 	@Test
 	void malformedValuesSayWhatIsWrong() {
-		assertMalformed("leave/pod-7", "not json", "is not JSON");
-		assertMalformed("leave/pod-7", "[1,2]", "is not a JSON object");
-		assertMalformed("leave/pod-7", "{\"incarnation\":\"a1\",\"requestedAt\":5}", "needs a number field 'v'");
-		assertMalformed("leave/pod-7", "{\"v\":2,\"requestedAt\":5}", "needs a text field 'incarnation'");
-		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
+		assertMalformed("leave/pod-7/a1", "not json", "is not JSON");
+		assertMalformed("leave/pod-7/a1", "[1,2]", "is not a JSON object");
+		assertMalformed("leave/pod-7/a1", "{\"incarnation\":\"a1\",\"requestedAt\":5}", "needs a number field 'v'");
+		assertMalformed("leave/pod-7/a1", "{\"v\":2,\"requestedAt\":5}", "needs a text field 'incarnation'");
+		assertMalformed("leave/pod-7/a1", "{\"v\":2,\"incarnation\":\"a1\",\"requestedAt\":\"soon\"}",
 				"non-integer 'requestedAt'");
-		assertMalformed("plan/pod-7", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"handOver\":\"BECAUSE\"}", "unknown handOver 'BECAUSE'");
+		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"handOver\":\"BECAUSE\"}",
+				"unknown handOver 'BECAUSE'");
 		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"generation\":1,\"learning\":{\"0_1\":\"far\"}}",
 				"has a non-integer lag of 0_1");
-		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":7,\"requestedAt\":5}",
+		assertMalformed("leave/pod-7/a1", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":7,\"requestedAt\":5}",
 				"needs a text field 'leaveId'");
 		assertMalformed("plan/pod-7/a", "{\"v\":2,\"incarnation\":\"a\",\"epoch\":1}", "needs a number field 'generation'");
-		assertMalformed("leave/pod-7", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,"
+		assertMalformed("leave/pod-7/a1", "{\"v\":2,\"incarnation\":\"a1\",\"leaveId\":\"l1\",\"requestedAt\":5,"
 				+ "\"ended\":{\"outcome\":\"drained\"}}", "needs a text field 'reason'");
 		assertMalformed("something", "{\"v\":2}", "unknown key 'something'");
 		assertMalformed("progress/pod-7", "{\"v\":2}", "unknown key 'progress/pod-7'");

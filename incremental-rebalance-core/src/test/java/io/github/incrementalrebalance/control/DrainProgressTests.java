@@ -16,7 +16,7 @@ class DrainProgressTests {
 
 	private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
-	private final PlanRecord leaving = plan("a").beingLearned("0_0", "0_1").leaving(Optional.empty()).record(7);
+	private final PlanRecord leaving = plan("a").beingLearned("0_0", "0_1").leaving("l1").record(7);
 
 	@Test
 	void aDrainEndsWhenItsSlowestLearnerIsReady() {

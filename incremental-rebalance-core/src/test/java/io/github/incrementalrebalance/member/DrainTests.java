@@ -129,7 +129,7 @@ class DrainTests {
 		}
 		assertThat(this.trigger.requestedCount()).as("at 1 s, 3 s and 7 s after the request, then every 8 s")
 			.isEqualTo(4);
-		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+		this.control.plan(plan(leaveId(), Optional.empty()));
 		this.clock.advance(Duration.ofSeconds(8));
 		this.drain.check();
 		assertThat(this.trigger.requestedCount()).as("acknowledged: no more retries").isEqualTo(4);
@@ -141,7 +141,7 @@ class DrainTests {
 		this.closeMayFinish = new CountDownLatch(1);
 		this.drain.leave(Optional.empty(), "test", true);
 		this.drain.check();
-		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 
 		this.drain.check();
 
@@ -169,7 +169,7 @@ class DrainTests {
 		this.membership.consumerOpened();
 		this.drain.leave(Optional.empty(), "test", true);
 		this.drain.check();
-		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 
 		this.drain.check();
 
@@ -186,7 +186,7 @@ class DrainTests {
 	@Test
 	void aPlanForAnotherLeaveOfTheMemberIsNoAcknowledgement() {
 		this.drain.leave(Optional.empty(), "test", true);
-		this.control.plan(plan(Optional.of("an-earlier-leave"), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan("an-earlier-leave", Optional.of(HandOverReason.LEARNERS_READY)));
 		this.clock.advance(Duration.ofSeconds(1));
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
@@ -213,7 +213,7 @@ class DrainTests {
 			this.drain.leave(Optional.empty(), "test", true);
 			planWithA(this.control.nextGeneration(), Optional.empty(), false);
 			this.drain.check();
-			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
+			this.control.plan(plan(leaveId(), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
 
 			this.drain.check();
 			this.clock.advance(SESSION.minusMillis(1));
@@ -236,7 +236,7 @@ class DrainTests {
 		this.drain.leave(Optional.empty(), "test", true);
 		planWithA(this.control.nextGeneration(), Optional.empty(), false);
 		this.drain.check();
-		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.NO_OTHER_MEMBER)));
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
 
@@ -255,7 +255,7 @@ class DrainTests {
 		this.control.plans.put("a", (ready ? a.ready("0_1", 0) : a.learning("0_1", 5_000)).record(generation));
 		this.control.plan(MemberPlanBuilder.plan("b", this.identity.incarnation())
 			.beingLearned("0_1")
-			.leaving(Optional.of(leaveId()))
+			.leaving(leaveId())
 			.handOver(handOver)
 			.record(generation));
 	}
@@ -264,7 +264,7 @@ class DrainTests {
 		DrainTests test = new DrainTests();
 		test.drain.addStateListener(test.states::add);
 		test.drain.leave(Optional.empty(), "test", true);
-		test.control.plan(test.plan(Optional.of(test.leaveId()), Optional.of(handOver)));
+		test.control.plan(test.plan(test.leaveId(), Optional.of(handOver)));
 		test.drain.check();
 		await().atMost(Duration.ofSeconds(5)).until(() -> test.drain.state() == MemberState.CLOSED);
 		assertThat(test.states).as(handOver.name()).endsWith(state, MemberState.CLOSED);
@@ -274,7 +274,7 @@ class DrainTests {
 	@Test
 	void deadlineOnTheMembersOwnClockForcesTheLeaveAndCountsTheTasksStillBeingLearned() {
 		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
-		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+		this.control.plan(plan(leaveId(), Optional.empty()));
 		this.clock.advance(Duration.ofSeconds(29));
 		this.drain.check();
 		assertThat(this.drain.state()).isEqualTo(MemberState.LEAVING);
@@ -292,7 +292,7 @@ class DrainTests {
 		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
 		this.control.plan(MemberPlanBuilder.plan("b", this.identity.incarnation())
 			.beingLearned("0_1", "0_2")
-			.leaving(Optional.of(leaveId()))
+			.leaving(leaveId())
 			.record(this.control.nextGeneration()));
 		this.control.progress.add(new ProgressRecord("a", "a1", this.clock.instant(),
 				List.of(new LearnerProgress("0_1", 10, 0, true, Optional.empty()),
@@ -313,7 +313,7 @@ class DrainTests {
 	@Test
 	void wallClockStepsNeitherForceTheLeaveEarlyNorHoldIt() {
 		this.drain.leave(Optional.of(Duration.ofSeconds(30)), "test", true);
-		this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+		this.control.plan(plan(leaveId(), Optional.empty()));
 		Instant shownBefore = this.drain.deadline().orElseThrow();
 
 		this.wall.step(Duration.ofHours(1));
@@ -355,7 +355,7 @@ class DrainTests {
 	void leaveAPlanAnsweredAndALaterPlanDropsAsksAgainAndSaysItWaits() {
 		try (LogCapture log = LogCapture.of(LeaveAcknowledgement.class)) {
 			this.drain.leave(Optional.empty(), "test", true);
-			this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+			this.control.plan(plan(leaveId(), Optional.empty()));
 			this.clock.advance(Duration.ofSeconds(30));
 			this.drain.check();
 			long asked = this.trigger.requestedCount();
@@ -376,7 +376,7 @@ class DrainTests {
 			assertThat(this.drain.waiting()).as("unanswered again, past its bound")
 				.hasValueSatisfying((why) -> assertThat(why).contains("no plan has acknowledged it"));
 
-			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+			this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 			this.drain.check();
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 			assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
@@ -431,7 +431,7 @@ class DrainTests {
 				.contains("The leave " + leaveId() + " of b is unanswered for more than PT10S")
 				.contains("incremental.rebalance.leave.unanswered=leave");
 
-			this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+			this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 			this.drain.check();
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
 			assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 1));
@@ -556,7 +556,7 @@ class DrainTests {
 		CompletableFuture<Boolean> cancelled = CompletableFuture.supplyAsync(this.drain::cancel);
 		await("the cancel is being written").atMost(Duration.ofSeconds(5)).until(() -> cancelLands.getNumberOfDependents() > 0);
 		this.control.held = null;
-		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 		this.drain.check();
 		await("how the leave ended, on the topic first").atMost(Duration.ofSeconds(5))
 			.until(() -> this.control.leaves.get("b").ended().isPresent());
@@ -583,7 +583,7 @@ class DrainTests {
 	void drainWhoseLearnerComesNoCloserSaysItIsStalledGoesOnAndSaysWhenItMovesAgain() {
 		try (LogCapture log = LogCapture.of(Drain.class)) {
 			this.drain.leave(Optional.empty(), "test", true);
-			this.control.plan(plan(Optional.of(leaveId()), Optional.empty()));
+			this.control.plan(plan(leaveId(), Optional.empty()));
 			this.control.progress.add(learnerOf("0_1", 40_000));
 			this.drain.check();
 			this.clock.advance(STALL);
@@ -633,7 +633,7 @@ class DrainTests {
 		CompletableFuture<Boolean> cancelled = CompletableFuture.supplyAsync(this.drain::cancel);
 		await("the cancel is being written").atMost(Duration.ofSeconds(5))
 			.until(() -> landing.getNumberOfDependents() > 0);
-		this.control.plan(plan(Optional.of(leaveId()), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 		this.drain.check();
 		assertThat(this.drain.outcome()).as("drained while the cancel was on its way").isPresent();
 
@@ -647,7 +647,7 @@ class DrainTests {
 		return this.control.leaves.get("b").leaveId();
 	}
 
-	private PlanRecord plan(Optional<String> leaveId, Optional<HandOverReason> handOver) {
+	private PlanRecord plan(String leaveId, Optional<HandOverReason> handOver) {
 		return MemberPlanBuilder.plan("b", this.identity.incarnation())
 			.beingLearned("0_1")
 			.leaving(leaveId)

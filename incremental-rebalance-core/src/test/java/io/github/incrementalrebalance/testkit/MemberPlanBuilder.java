@@ -71,9 +71,9 @@ public final class MemberPlanBuilder {
 		return this;
 	}
 
-	public MemberPlanBuilder leaving(Optional<String> leaveId) {
+	public MemberPlanBuilder leaving(String leaveId) {
 		this.leaving = true;
-		this.leaveId = leaveId;
+		this.leaveId = Optional.of(leaveId);
 		return this;
 	}
 
