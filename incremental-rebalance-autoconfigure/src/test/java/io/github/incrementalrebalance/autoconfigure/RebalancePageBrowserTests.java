@@ -60,7 +60,7 @@ class RebalancePageBrowserTests {
 
 	private static final Path DRIVER = Path.of(System.getProperty("browser.chromedriver", "/usr/bin/chromedriver"));
 
-	/** Where the test leaves its screenshot, which the README shows (copied to docs/). */
+	/** Where the test leaves its screenshot, which the operating guide shows (copied to docs/). */
 	static final Path SCREENSHOT = Path.of("target", "screenshots", "rebalance-page.png");
 
 	@RegisterExtension

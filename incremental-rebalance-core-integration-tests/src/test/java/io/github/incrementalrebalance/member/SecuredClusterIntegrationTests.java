@@ -44,8 +44,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A secured cluster: clients authenticate with SASL/PLAIN and Kafka's standard authorizer allows the application's
- * principal only what ACLs grant. On the control topic it is granted exactly what the README's Security section
- * documents, read from the README itself; the rest is what any Kafka Streams application needs. Taking the ACLs
+ * principal only what ACLs grant. On the control topic it is granted exactly what the operating guide's Security
+ * section documents, read from the guide itself; the rest is what any Kafka Streams application needs. Taking the ACLs
  * away is how a test cuts the control topic off while Kafka Streams keeps its own topics.
  */
 @Tag(TestTags.BROKER)
@@ -56,7 +56,7 @@ class SecuredClusterIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
-	private static final Path README = Path.of("..", "README.md");
+	private static final Path GUIDE = Path.of("..", "docs", "operating.md");
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.withSaslAndAcls();
@@ -65,7 +65,7 @@ class SecuredClusterIntegrationTests {
 	Path stateRoot;
 
 	/**
-	 * With the README's ACLs a leave drains through learners; with the control topic's ACLs removed the members say
+	 * With the guide's ACLs a leave drains through learners; with the control topic's ACLs removed the members say
 	 * which permissions they lack, a leave is refused as the control topic unavailable, the application keeps
 	 * counting every record exactly, and a member that closes still leaves the group at once.
 	 */
@@ -75,13 +75,13 @@ class SecuredClusterIntegrationTests {
 		String output = APPLICATION + "-output";
 		String controlTopic = APPLICATION + "-rebalance-control";
 		broker.createTopics(PARTITIONS, input, output);
-		// "and Create, unless you create it": created here, so the README's lines are all the control topic gets
+		// "and Create, unless you create it": created here, so the guide's lines are all the control topic gets
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
 		grantStreamsAcls(APPLICATION, input, output);
-		List<AclBinding> readmeAcls = readmeControlTopicAcls(APPLICATION);
-		assertThat(readmeAcls).extracting((acl) -> acl.entry().operation())
+		List<AclBinding> guideAcls = guideControlTopicAcls(APPLICATION);
+		assertThat(guideAcls).extracting((acl) -> acl.entry().operation())
 			.containsExactlyInAnyOrder(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
-		broker.admin().createAcls(readmeAcls).all().get();
+		broker.admin().createAcls(guideAcls).all().get();
 
 		GapMeter gapMeter = new GapMeter();
 		TrackingProducer producer = new TrackingProducer(broker.superUserClientConfig(), input);
@@ -142,7 +142,7 @@ class SecuredClusterIntegrationTests {
 		broker.createTopics(PARTITIONS, input, output);
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
 		grantStreamsAcls(application, input, output);
-		List<AclBinding> controlAcls = readmeControlTopicAcls(application);
+		List<AclBinding> controlAcls = guideControlTopicAcls(application);
 		broker.admin().createAcls(controlAcls).all().get();
 		GapMeter gapMeter = new GapMeter();
 		RestoreThrottle held = RestoreThrottle.of(1);
@@ -205,14 +205,14 @@ class SecuredClusterIntegrationTests {
 	}
 
 	/**
-	 * The README's {@code kafka-acls.sh} line for the application's principal ({@code User:orders}, on
+	 * The guide's {@code kafka-acls.sh} line for the application's principal ({@code User:orders}, on
 	 * {@code orders-rebalance-control}), as bindings for this application and the broker's user.
 	 */
-	private static List<AclBinding> readmeControlTopicAcls(String application) throws IOException {
-		String readme = Files.readString(README);
+	private static List<AclBinding> guideControlTopicAcls(String application) throws IOException {
+		String guide = Files.readString(GUIDE);
 		Matcher command = Pattern.compile("kafka-acls\\.sh [^\\n]*--allow-principal User:orders \\\\\\n([^\\n]*)")
-			.matcher(readme);
-		assertThat(command.find()).as("the README's ACL line for the application's principal").isTrue();
+			.matcher(guide);
+		assertThat(command.find()).as("the guide's ACL line for the application's principal").isTrue();
 		String options = command.group(1);
 		Matcher topic = Pattern.compile("--topic (\\S+)").matcher(options);
 		assertThat(topic.find()).isTrue();
