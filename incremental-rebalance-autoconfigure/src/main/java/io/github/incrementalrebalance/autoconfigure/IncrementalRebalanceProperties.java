@@ -75,6 +75,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param drainStallTimeout How long the learners of a drain may not come closer to ready before the drain is
  * reported stalled, with the tasks and their lag (a WARN, health's 'drainStalled', the endpoint member's 'stalled', the
  * 'kafka.streams.rebalance.drain.stalled' gauge); the drain goes on.
+ * @param drainRestoresPerMember The most learners of drains that restore at once on one instance (ready learners do
+ * not count): a drain or rollout of a large instance restores in waves, the most advanced learners first, instead of
+ * all at once on the same disks and brokers; it takes longer. Unset: no cap. Read by the group leader, so set it alike
+ * on every instance.
  * @param warmReadiness Whether readiness means warm: the instance refuses traffic until every learner placed on it
  * since it started was promoted or dropped, so that a rollout replaces an old pod only once the new one holds its
  * share with its state.
@@ -96,7 +100,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
 		@Nullable Duration leaveAcknowledgementTimeout,
 		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
-		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
+		@Nullable Integer drainRestoresPerMember, @DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
 		@DefaultValue("UP") String problemHealthStatus) {
 
 	private static final String PREFIX = "incremental-rebalance.";
@@ -136,6 +140,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		problemHealthStatus = problemHealthStatus.trim().toUpperCase(Locale.ROOT);
 		if (drainStallTimeout != null && drainStallTimeout.toMillis() < 1) {
 			throw invalid("drain-stall-timeout", drainStallTimeout, "a duration of at least 1ms");
+		}
+		if (drainRestoresPerMember != null && drainRestoresPerMember < 1) {
+			throw invalid("drain-restores-per-member", drainRestoresPerMember, "an integer of at least 1, or unset");
 		}
 		if (leaveAcknowledgementTimeout != null && leaveAcknowledgementTimeout.toMillis() < 1) {
 			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
@@ -208,6 +215,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.drainStallTimeout != null) {
 			keys.put(LearnerConfig.DRAIN_STALL_TIMEOUT_MS_CONFIG, this.drainStallTimeout.toMillis());
+		}
+		if (this.drainRestoresPerMember != null) {
+			keys.put(LearnerConfig.DRAIN_RESTORES_PER_MEMBER_CONFIG, this.drainRestoresPerMember);
 		}
 		if (this.leaveUnanswered != null) {
 			keys.put(LearnerConfig.LEAVE_UNANSWERED_CONFIG, this.leaveUnanswered.name().toLowerCase(Locale.ROOT));

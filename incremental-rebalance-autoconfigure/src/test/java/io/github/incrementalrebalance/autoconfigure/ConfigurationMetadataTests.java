@@ -37,7 +37,8 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.placement-policy", "incremental-rebalance.task-weight",
 				"incremental-rebalance.task-weight-timeout",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
-				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.warm-readiness",
+				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.drain-restores-per-member",
+				"incremental-rebalance.warm-readiness",
 				"incremental-rebalance.warm-readiness-timeout", "incremental-rebalance.problem-health-status");
 		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();

@@ -68,10 +68,7 @@ class MultiThreadDrainIntegrationTests {
 
 			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
 
-			await("b drained and closed").atMost(Duration.ofMinutes(2))
-				.until(() -> b.runtime().state() == MemberState.CLOSED);
-			assertThat(b.runtime().drainOutcome()).hasValueSatisfying(
-					(outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED));
+			b.awaitDrainedWarm(Duration.ofMinutes(2));
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).containsAll(run.inputTasks())

@@ -184,7 +184,8 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 				this.config.learnerProbeInterval(),
 				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST),
 				racks && StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_BALANCE_SUBTOPOLOGY
-					.equals(kafka.rackAwareAssignmentStrategy()));
+					.equals(kafka.rackAwareAssignmentStrategy()),
+				this.config.drainRestoresPerMember());
 	}
 
 	/**

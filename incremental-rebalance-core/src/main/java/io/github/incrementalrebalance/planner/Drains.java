@@ -1,5 +1,7 @@
 package io.github.incrementalrebalance.planner;
 
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,12 +13,17 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 /**
  * The drain step: every leaving member's stateful tasks get a learner elsewhere, its stateless tasks move at once,
  * and the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners
- * (conservative). While the leave requests may be out of date, nothing of a leaving member moves and none hands over:
+ * (conservative). A member restores at most {@code drainRestoresPerMember} learners of drains at once: the most
+ * advanced keep their place, the others wait for one, so that a large drain restores in waves instead of all at
+ * once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves and none hands over:
  * its learners warm up, and it keeps its tasks until the leader reads the control topic again.
  */
 final class Drains {
 
 	private final RoundState round;
+
+	/** Learners of drains placed this round that are not ready yet, by member. */
+	private final Map<ProcessId, Integer> restoring = new HashMap<>();
 
 	Drains(RoundState round) {
 		this.round = round;
@@ -58,6 +65,7 @@ final class Drains {
 			this.round.rules.gaveWorkTo(target, false);
 			if (this.round.isStateful(task)) {
 				targets.put(task, target);
+				// placed at once: where a learner goes steers the next task's target
 				this.round.learnerAt.put(task, target);
 				this.round.active.put(task, leaver);
 			}
@@ -65,7 +73,14 @@ final class Drains {
 				this.round.moveNow(task, Optional.of(leaver), target, "leaving member, stateless");
 			}
 		}
-		boolean allReady = targets.entrySet().stream().allMatch((t) -> this.round.caughtUp(t.getValue(), t.getKey()));
+		Map<TaskId, ProcessId> waitingForAPlace = placeLearners(targets);
+		boolean allReady = waitingForAPlace.isEmpty()
+				&& targets.entrySet().stream().allMatch((t) -> this.round.caughtUp(t.getValue(), t.getKey()));
+		waitingForAPlace.forEach((task, target) -> {
+			targets.remove(task);
+			this.round.learnerAwaited.add(task);
+			this.round.waitFor(task, leaver, target, WaitReason.DRAIN_RESTORE_CAP);
+		});
 		if (this.round.handOversHeld) {
 			targets.forEach((task, target) -> this.round.waitFor(task, leaver, target,
 					WaitReason.LEAVE_REQUESTS_OUT_OF_DATE));
@@ -90,6 +105,40 @@ final class Drains {
 						ready ? WaitReason.WAITING_FOR_OTHER_LEARNERS : WaitReason.LEARNER_NOT_READY);
 			}
 		});
+	}
+
+	/**
+	 * Keeps a learner for each task at its target, ready ones first, then those closest to ready, while the target
+	 * restores fewer than the cap; the others wait for a place.
+	 * @return the tasks whose learner waits for a place, with their target
+	 */
+	private Map<TaskId, ProcessId> placeLearners(Map<TaskId, ProcessId> targets) {
+		Map<TaskId, ProcessId> waiting = new TreeMap<>();
+		targets.entrySet()
+			.stream()
+			.sorted(Comparator.comparingLong((Map.Entry<TaskId, ProcessId> t) -> lagAt(t.getValue(), t.getKey()))
+				.thenComparing(Map.Entry::getKey))
+			.forEach((t) -> {
+				TaskId task = t.getKey();
+				ProcessId target = t.getValue();
+				if (this.round.caughtUp(target, task)) {
+					return;
+				}
+				if (this.restoring.getOrDefault(target, 0) < this.round.settings.drainRestoresPerMember()) {
+					this.restoring.merge(target, 1, Integer::sum);
+				}
+				else {
+					this.round.learnerAt.remove(task);
+					waiting.put(task, target);
+				}
+			});
+		return waiting;
+	}
+
+	/** A learner's lag at a member, an unknown one last. */
+	private long lagAt(ProcessId member, TaskId task) {
+		long lag = this.round.members.get(member).lag(task);
+		return (lag < 0) ? Long.MAX_VALUE : lag;
 	}
 
 }

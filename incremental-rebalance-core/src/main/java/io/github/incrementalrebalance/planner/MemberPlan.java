@@ -19,7 +19,7 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param incarnation which start of the instance the plan is for
  * @param active tasks it runs
  * @param learning learners it warms up, by task
- * @param beingLearned tasks it runs while their learner warms up elsewhere
+ * @param beingLearned tasks it runs while their learner warms up elsewhere, or waits for a place to (a drain's cap)
  * @param standby standby replicas it keeps ({@code num.standby.replicas}), learners excluded
  * @param leaving whether it asked to leave
  * @param leaveId the identity of the leave request this plan acts on: present exactly when leaving

@@ -18,10 +18,12 @@ import java.util.Objects;
  * @param balanceSubtopologies whether placing by cost also spreads each sub-topology's tasks over the members, as
  * Kafka's {@code rack.aware.assignment.strategy=balance_subtopology} does: no member holds more of a sub-topology's
  * tasks than its share of the bucket, rounded up
+ * @param drainRestoresPerMember the most learners of drains that restore at once on one member (ready ones do not
+ * count); {@link #NO_CAP} for as many as the drains need
  */
 public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas,
 		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval, long moveCost,
-		boolean balanceSubtopologies) {
+		boolean balanceSubtopologies, int drainRestoresPerMember) {
 
 	/** Kafka's {@code acceptable.recovery.lag} default. */
 	public static final long DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000;
@@ -34,6 +36,9 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 
 	/** Kafka's high-availability assignor's {@code rack.aware.assignment.non_overlap_cost} default. */
 	public static final long DEFAULT_MOVE_COST = 1;
+
+	/** No cap on a drain's learners restoring at once. */
+	public static final int NO_CAP = Integer.MAX_VALUE;
 
 	public PlannerSettings {
 		Objects.requireNonNull(learnerRebalance, "learnerRebalance");
@@ -53,6 +58,9 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 		if (moveCost < 0) {
 			throw new IllegalArgumentException("moveCost must be >= 0, was " + moveCost);
 		}
+		if (drainRestoresPerMember < 1) {
+			throw new IllegalArgumentException("drainRestoresPerMember must be >= 1, was " + drainRestoresPerMember);
+		}
 		if (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero()) {
 			throw new IllegalArgumentException("learnerProbeInterval must be positive, was " + learnerProbeInterval);
 		}
@@ -64,7 +72,18 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 	 */
 	public static PlannerSettings defaults() {
 		return new PlannerSettings(DEFAULT_ACCEPTABLE_RECOVERY_LAG, 2, 0, DEFAULT_BALANCING_FACTOR,
-				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST, false);
+				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST, false, NO_CAP);
+	}
+
+	/**
+	 * These settings with a cap on a drain's learners restoring at once on one member.
+	 * @param perMember the cap, at least 1
+	 * @return the settings
+	 */
+	public PlannerSettings withDrainRestoresPerMember(int perMember) {
+		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
+				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval, this.moveCost,
+				this.balanceSubtopologies, perMember);
 	}
 
 }

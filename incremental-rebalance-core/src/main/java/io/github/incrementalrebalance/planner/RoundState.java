@@ -78,6 +78,9 @@ final class RoundState {
 
 	final Map<TaskId, ProcessId> learnerAt = new TreeMap<>();
 
+	/** A leaving member's tasks whose learner waits for a place (the cap on a drain's restores): still being learned. */
+	final Set<TaskId> learnerAwaited = new TreeSet<>();
+
 	final Map<TaskId, Set<ProcessId>> standbys = new TreeMap<>();
 
 	final HandBackRules rules = new HandBackRules();
@@ -430,7 +433,7 @@ final class RoundState {
 				learning.put(task, new Learner(task, lag, caughtUp(id, task)));
 			});
 			SortedSet<TaskId> beingLearned = activeTasks.stream()
-				.filter(this.learnerAt::containsKey)
+				.filter((task) -> this.learnerAt.containsKey(task) || this.learnerAwaited.contains(task))
 				.collect(Collectors.toCollection(TreeSet::new));
 			SortedSet<TaskId> standbyTasks = standbyByMember.getOrDefault(id, new TreeSet<>());
 			plans.put(id, new MemberPlan(member.instanceId(), member.incarnation(), activeTasks, learning,

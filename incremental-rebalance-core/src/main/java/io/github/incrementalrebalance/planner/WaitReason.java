@@ -17,6 +17,12 @@ public enum WaitReason {
 	/** {@code max.warmup.replicas} balancing learners are already warming up. */
 	WARMUP_CAP,
 
+	/**
+	 * A leaving member's task whose learner waits for a place: its target already restores as many learners of drains
+	 * as {@code incremental.rebalance.drain.restores.per.member} allows.
+	 */
+	DRAIN_RESTORE_CAP,
+
 	/** The leader could not read changelog end offsets this round (lag -3): no stateful task moves. */
 	UNKNOWN_OFFSETS,
 

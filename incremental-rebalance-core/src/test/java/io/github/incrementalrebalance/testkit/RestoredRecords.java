@@ -35,6 +35,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	private final Map<TaskId, List<Loaded>> standbyBatches = new ConcurrentHashMap<>();
 
+	private final Map<TaskId, Instant> standbyRegisteredAt = new ConcurrentHashMap<>();
+
 	RestoredRecords(StoreTasks storeTasks) {
 		this.storeTasks = storeTasks;
 	}
@@ -141,6 +143,8 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	@Override
 	public void onUpdateStart(TopicPartition partition, String storeName, long startingOffset) {
+		this.storeTasks.taskOf(storeName, partition)
+			.ifPresent((task) -> this.standbyRegisteredAt.putIfAbsent(task, Instant.now()));
 	}
 
 	@Override
@@ -162,6 +166,20 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 
 	private static Instant later(Instant one, Instant other) {
 		return one.isAfter(other) ? one : other;
+	}
+
+	/**
+	 * How long a standby of a task (a learner) was restoring on this instance: from when Kafka Streams handed it to
+	 * its state updater (the plan placed it) to its first batch within an acceptable lag, however the restore
+	 * consumer shared its fetches among the standbys meanwhile.
+	 * @param task the task
+	 * @param acceptableLag the lag at which it counts as caught up
+	 * @return from placement to caught up, empty when it was never placed here or has not caught up yet
+	 */
+	public Optional<WarmUp> restoringFromPlacement(TaskId task, long acceptableLag) {
+		Instant placed = this.standbyRegisteredAt.get(task);
+		return (placed != null) ? warmUp(task, acceptableLag).map((warmUp) -> new WarmUp(placed, warmUp.caughtUp()))
+				: Optional.empty();
 	}
 
 	/**
