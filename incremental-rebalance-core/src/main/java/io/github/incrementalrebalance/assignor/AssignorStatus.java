@@ -27,6 +27,8 @@ public final class AssignorStatus {
 
 	private final AtomicLong incompleteInARow = new AtomicLong();
 
+	private final AtomicLong unchangedInARow = new AtomicLong();
+
 	private final AtomicLong assignments = new AtomicLong();
 
 	private final AtomicLong unchangedAssignments = new AtomicLong();
@@ -82,13 +84,13 @@ public final class AssignorStatus {
 		this.assignments.incrementAndGet();
 		if (!changed) {
 			this.unchangedAssignments.incrementAndGet();
+			this.unchangedInARow.incrementAndGet();
+		}
+		else {
+			this.unchangedInARow.set(0);
 		}
 	}
 
-	/**
-	 * Rounds this instance led that planned.
-	 * @return how many
-	 */
 	/**
 	 * How many planned rounds in a row, up to the last, could not do their work (without the changelogs' end offsets,
 	 * or holding a hand-over).
@@ -98,6 +100,18 @@ public final class AssignorStatus {
 		return this.incompleteInARow.get();
 	}
 
+	/**
+	 * How many planned rounds in a row, up to the last, gave every member start the tasks it had.
+	 * @return the rounds; 0 when the last changed something
+	 */
+	long unchangedInARow() {
+		return this.unchangedInARow.get();
+	}
+
+	/**
+	 * Rounds this instance led that planned.
+	 * @return how many
+	 */
 	public long assignments() {
 		return this.assignments.get();
 	}

@@ -48,6 +48,9 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 
 	private static final Logger logger = LoggerFactory.getLogger(LearnerTaskAssignor.class);
 
+	/** How far the learner probe backs off while rounds change nothing: to eight times its interval. */
+	static final int LEARNER_PROBE_GROWTH = 8;
+
 	private LearnerPlanner planner = new LearnerPlanner();
 
 	private RuntimeException policyError;
@@ -118,6 +121,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 			Group group = GroupReader.read(applicationState, settings, this.controlView.leaveRequests(), now, racks,
 					sizes, this.previousPlan.members())
 				.withRetry(retry(settings))
+				.withLearnerProbe(learnerProbe(settings))
 				.withHandOversHeld(handOversHeld());
 			Plan plan = this.planner.plan(group);
 			if (!plan.outsidePolicy().isEmpty()) {
@@ -160,6 +164,17 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		Backoff retry = Backoff.doubling(Group.FIRST_RETRY,
 				(longest.compareTo(Group.FIRST_RETRY) > 0) ? longest : Group.FIRST_RETRY);
 		return retry.pauseAfter(this.status.incompleteInARow() + 1);
+	}
+
+	/**
+	 * When to plan again while learners exist: the probe interval, doubling while rounds in a row gave every member the
+	 * tasks it had, up to eight times it. The probe is a safety net (a learner's member asks for the round that moves
+	 * it), and each round rebalances the whole group: a drain of ten minutes probed twenty times.
+	 */
+	private Duration learnerProbe(PlannerSettings settings) {
+		Duration probe = settings.learnerProbeInterval();
+		return Backoff.doubling(probe, probe.multipliedBy(LEARNER_PROBE_GROWTH))
+			.pauseAfter(this.status.unchangedInARow() + 1);
 	}
 
 	@Override

@@ -30,10 +30,13 @@ import org.apache.kafka.streams.processor.TaskId;
  * rebalanced every few seconds
  * @param handOversHeld why no leaving member is handed over this round, if none is: the leave requests may be out of
  * date (the control topic has not been readable for its timeout), and a cancel may be missing from them
+ * @param learnerProbe when to plan again while learners exist, a safety net (their members ask for the round that
+ * moves them): the leader backs off while rounds in a row change nothing, so that a long drain does not rebalance the
+ * group at every probe interval
  */
 public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> tasks, List<LeaveRequest> leaveRequests,
 		PlannerSettings settings, Instant now, List<MemberPlan> lastPlan, Duration retry,
-		Optional<String> handOversHeld) {
+		Optional<String> handOversHeld, Duration learnerProbe) {
 
 	/** When to plan again after a first round that could not do its work. */
 	public static final Duration FIRST_RETRY = Duration.ofSeconds(5);
@@ -43,6 +46,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		Objects.requireNonNull(now, "now");
 		Objects.requireNonNull(retry, "retry");
 		Objects.requireNonNull(handOversHeld, "handOversHeld");
+		Objects.requireNonNull(learnerProbe, "learnerProbe");
 		members = members.stream().sorted(Comparator.comparing(GroupMember::processId)).toList();
 		tasks = Collections.unmodifiableSortedMap(new TreeMap<>(tasks));
 		leaveRequests = List.copyOf(leaveRequests);
@@ -79,7 +83,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 		SortedMap<TaskId, GroupTask> byId = new TreeMap<>();
 		tasks.forEach((task) -> byId.put(task.id(), task));
 		return new Group(List.copyOf(members), byId, List.copyOf(leaveRequests), settings, now, lastPlan,
-				FIRST_RETRY, Optional.empty());
+				FIRST_RETRY, Optional.empty(), settings.learnerProbeInterval());
 	}
 
 	/**
@@ -89,7 +93,17 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 	 */
 	public Group withRetry(Duration retry) {
 		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan, retry,
-				this.handOversHeld);
+				this.handOversHeld, this.learnerProbe);
+	}
+
+	/**
+	 * This group, planned again after the given delay while learners exist.
+	 * @param probe the delay
+	 * @return the group
+	 */
+	public Group withLearnerProbe(Duration probe) {
+		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan,
+				this.retry, this.handOversHeld, probe);
 	}
 
 	/**
@@ -99,7 +113,7 @@ public record Group(List<GroupMember> members, SortedMap<TaskId, GroupTask> task
 	 */
 	public Group withHandOversHeld(Optional<String> reason) {
 		return new Group(this.members, this.tasks, this.leaveRequests, this.settings, this.now, this.lastPlan,
-				this.retry, reason);
+				this.retry, reason, this.learnerProbe);
 	}
 
 	/**

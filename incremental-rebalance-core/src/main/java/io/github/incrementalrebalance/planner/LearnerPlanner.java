@@ -83,7 +83,7 @@ public final class LearnerPlanner {
 		List<Instant> candidates = new ArrayList<>();
 		Instant now = round.group.now();
 		if (!round.learnerAt.isEmpty()) {
-			candidates.add(now.plus(round.settings.learnerProbeInterval()));
+			candidates.add(now.plus(round.group.learnerProbe()));
 		}
 		if (round.unknownOffsets || (round.handOversHeld && !round.leaving.isEmpty())) {
 			candidates.add(now.plus(round.group.retry()));
