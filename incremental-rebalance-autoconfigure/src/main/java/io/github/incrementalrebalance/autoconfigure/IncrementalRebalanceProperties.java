@@ -94,13 +94,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
 		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
 		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
-		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic, @Nullable Boolean controlTopicCreate,
-		@Nullable Duration controlTopicTimeout,
-		@Nullable Boolean leaveOnClose, @DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
+		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic,
+		@Nullable Boolean controlTopicCreate, @Nullable Duration controlTopicTimeout, @Nullable Boolean leaveOnClose,
+		@DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
-		@Nullable Duration leaveAcknowledgementTimeout,
-		@Nullable LeaveUnanswered leaveUnanswered, @Nullable Duration drainStallTimeout,
-		@Nullable Integer drainRestoresPerMember, @DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
+		@Nullable Duration leaveAcknowledgementTimeout, @Nullable LeaveUnanswered leaveUnanswered,
+		@Nullable Duration drainStallTimeout, @Nullable Integer drainRestoresPerMember,
+		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
 		@DefaultValue("UP") String problemHealthStatus) {
 
 	private static final String PREFIX = "incremental-rebalance.";

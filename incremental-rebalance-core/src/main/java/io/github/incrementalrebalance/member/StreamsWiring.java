@@ -26,7 +26,7 @@ final class StreamsWiring {
 	/**
 	 * The restore consumer's {@code fetch.max.wait.ms} unless the application set one. A caught-up learner's fetch
 	 * waits at the broker for this long, and its promotion's one read past the leaver's last commit waits behind it:
-	 * at Kafka's 500 ms that was a third of a drain's stall. The price is an idle learner asking five times as often.
+	 * at Kafka's 500 ms that was a quarter of a drain's stall. The price is an idle learner asking five times as often.
 	 */
 	static final int RESTORE_FETCH_MAX_WAIT_MS = 100;
 

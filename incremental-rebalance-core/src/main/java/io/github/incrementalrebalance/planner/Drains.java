@@ -15,8 +15,8 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * and the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners
  * (conservative). A member restores at most {@code drainRestoresPerMember} learners of drains at once: the most
  * advanced keep their place, the others wait for one, so that a large drain restores in waves instead of all at
- * once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves and none hands over:
- * its learners warm up, and it keeps its tasks until the leader reads the control topic again.
+ * once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves
+ * and none hands over: its learners warm up, and it keeps its tasks until the leader reads the control topic again.
  */
 final class Drains {
 
