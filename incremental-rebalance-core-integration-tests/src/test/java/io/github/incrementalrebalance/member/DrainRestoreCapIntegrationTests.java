@@ -71,7 +71,7 @@ class DrainRestoreCapIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
-			List<RestoredRecords.WarmUp> all = new ArrayList<>();
+			int mostAnywhere = 0;
 			for (StreamsInstance learner : List.of(a, c)) {
 				List<RestoredRecords.WarmUp> warmUps = ofB.stream()
 					.map((task) -> learner.restoredRecords().restoringFromPlacement(task, ACCEPTABLE_LAG))
@@ -80,11 +80,15 @@ class DrainRestoreCapIntegrationTests {
 				System.out.printf("Drain restores on %s, at most %d at a time: %d learners warmed up, at most %d at once%n",
 						learner.name(), CAP, warmUps.size(), mostAtOnce(warmUps));
 				assertThat(mostAtOnce(warmUps)).as("learners of b's tasks restoring at once on %s", learner.name())
-					.isBetween(1, CAP);
-				all.addAll(warmUps);
+					.isLessThanOrEqualTo(CAP);
+				mostAnywhere = Math.max(mostAnywhere, mostAtOnce(warmUps));
 			}
-			assertThat(all).as("a warm-up for every one of b's tasks").hasSize(ofB.size());
+			// a member may hold some of b's tasks warm from the group's first rounds: its learners restore nothing
+			assertThat(mostAnywhere).as("learners restoring at once somewhere: the drain restored").isPositive();
 			for (TaskId task : ofB) {
+				assertThat(List.of(a, c)).as("a learner of %s warmed up on a or c", task)
+					.anySatisfy((learner) -> assertThat(learner.restoredRecords().warmUp(task, ACCEPTABLE_LAG))
+						.isPresent());
 				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
 				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
