@@ -88,13 +88,9 @@ class DocumentationTests {
 	/** Relative links outside code blocks; a link with a scheme (https:, mailto:) is the web's. */
 	private static List<String> links(Path page) {
 		List<String> links = new ArrayList<>();
-		boolean code = false;
-		for (String line : lines(page)) {
-			if (line.startsWith("```")) {
-				code = !code;
-			}
+		for (String line : prose(page)) {
 			Matcher link = LINK.matcher(line);
-			while (!code && link.find()) {
+			while (link.find()) {
 				if (!link.group(1).matches("^[a-z]+:.*")) {
 					links.add(link.group(1));
 				}
@@ -106,13 +102,9 @@ class DocumentationTests {
 	/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
 	private static Set<String> anchors(Path page) {
 		Set<String> anchors = new HashSet<>();
-		boolean code = false;
-		for (String line : lines(page)) {
-			if (line.startsWith("```")) {
-				code = !code;
-			}
+		for (String line : prose(page)) {
 			Matcher heading = HEADING.matcher(line);
-			if (!code && heading.matches()) {
+			if (heading.matches()) {
 				anchors.add(heading.group(1)
 					.strip()
 					.toLowerCase(Locale.ROOT)
@@ -123,13 +115,24 @@ class DocumentationTests {
 		return anchors;
 	}
 
-	private static List<String> lines(Path page) {
+	/** A page's lines outside fenced code blocks. */
+	private static List<String> prose(Path page) {
+		List<String> prose = new ArrayList<>();
+		boolean code = false;
 		try {
-			return Files.readAllLines(page);
+			for (String line : Files.readAllLines(page)) {
+				if (line.startsWith("```")) {
+					code = !code;
+				}
+				else if (!code) {
+					prose.add(line);
+				}
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		return prose;
 	}
 
 	private static Path normal(Path path) {
