@@ -77,11 +77,12 @@ class DrainRestoreCapIntegrationTests {
 					.map((task) -> learner.restoredRecords().restoringFromPlacement(task, ACCEPTABLE_LAG))
 					.flatMap(Optional::stream)
 					.toList();
+				int most = mostAtOnce(warmUps);
 				System.out.printf("Drain restores on %s, at most %d at a time: %d learners warmed up, at most %d at once%n",
-						learner.name(), CAP, warmUps.size(), mostAtOnce(warmUps));
-				assertThat(mostAtOnce(warmUps)).as("learners of b's tasks restoring at once on %s", learner.name())
+						learner.name(), CAP, warmUps.size(), most);
+				assertThat(most).as("learners of b's tasks restoring at once on %s", learner.name())
 					.isLessThanOrEqualTo(CAP);
-				mostAnywhere = Math.max(mostAnywhere, mostAtOnce(warmUps));
+				mostAnywhere = Math.max(mostAnywhere, most);
 			}
 			// a member may hold some of b's tasks warm from the group's first rounds: its learners restore nothing
 			assertThat(mostAnywhere).as("learners restoring at once somewhere: the drain restored").isPositive();
