@@ -17,18 +17,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts into a Kafka Streams config what the library needs in it: the learner assignor and the restore consumer's fetch
- * wait (mode incremental), the member's identity as client tags, and the objects the assignor reads, which Kafka hands
+ * Puts into a Kafka Streams config what the library needs in it: the learner assignor and the consumers' fetch waits
+ * (mode incremental), the member's identity as client tags, and the objects the assignor reads, which Kafka hands
  * to the new assignor it makes each rebalance. The application's thread, under the runtime's lock.
  */
 final class StreamsWiring {
 
 	/**
-	 * The restore consumer's {@code fetch.max.wait.ms} unless the application set one. A caught-up learner's fetch
-	 * waits at the broker for this long, and its promotion's one read past the leaver's last commit waits behind it:
-	 * at Kafka's 500 ms that was a quarter of a drain's stall. The price is an idle learner asking five times as often.
+	 * The main and restore consumers' {@code fetch.max.wait.ms} unless the application set one. A fetch of idle
+	 * partitions waits at the broker for this long, and what a hand-over needs next waits behind it on the connection:
+	 * a promoted learner's read past the leaver's last commit (a quarter of a drain's stall at Kafka's 500 ms), a
+	 * thread's fetch of a task it was just given and the end offsets the task waits for (half a second each). The price
+	 * is an idle consumer asking five times as often.
 	 */
-	static final int RESTORE_FETCH_MAX_WAIT_MS = 100;
+	static final int FETCH_MAX_WAIT_MS = 100;
 
 	private static final Logger logger = LoggerFactory.getLogger(StreamsWiring.class);
 
@@ -70,10 +72,8 @@ final class StreamsWiring {
 								+ "stream.rebalancing.mode=upgrading to keep your own assignor without learners");
 			}
 			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
-			if (!setsRestoreFetchWait(properties)) {
-				configured.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG),
-						RESTORE_FETCH_MAX_WAIT_MS);
-			}
+			shortenFetchWait(properties, configured, StreamsConfig.mainConsumerPrefix(""));
+			shortenFetchWait(properties, configured, StreamsConfig.restoreConsumerPrefix(""));
 			if (!this.rackWarned) {
 				this.rackWarned = true;
 				warnOfRackAwareStrategy(properties);
@@ -91,12 +91,15 @@ final class StreamsWiring {
 	}
 
 	/**
-	 * Whether the application chose the restore consumer's fetch wait, by any of the keys Kafka Streams reads it from.
+	 * Sets one consumer's fetch wait unless the application chose it by any of the keys Kafka Streams reads it from.
+	 * @param consumerPrefix {@code main.consumer.} or {@code restore.consumer.}
 	 */
-	private static boolean setsRestoreFetchWait(Properties properties) {
+	private static void shortenFetchWait(Properties properties, Properties configured, String consumerPrefix) {
 		String key = ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG;
-		return properties.get(key) != null || properties.get(StreamsConfig.consumerPrefix(key)) != null
-				|| properties.get(StreamsConfig.restoreConsumerPrefix(key)) != null;
+		if (properties.get(key) == null && properties.get(StreamsConfig.consumerPrefix(key)) == null
+				&& properties.get(consumerPrefix + key) == null) {
+			configured.put(consumerPrefix + key, FETCH_MAX_WAIT_MS);
+		}
 	}
 
 	/**

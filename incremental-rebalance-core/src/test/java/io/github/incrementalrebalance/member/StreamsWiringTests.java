@@ -17,32 +17,48 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StreamsWiringTests {
 
+	private static final String MAIN_FETCH_WAIT = StreamsConfig
+		.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+
 	private static final String RESTORE_FETCH_WAIT = StreamsConfig
 		.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
 
 	@Test
-	void learnersFetchWithAShortWaitSoThatAPromotionIsNotHeldByALongPoll() {
+	void learnersAndStreamThreadsFetchWithAShortWaitSoThatAHandOverIsNotHeldByALongPoll() {
 		Properties configured = configure(application());
 
 		assertThat(configured).containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG,
 				LearnerTaskAssignor.class.getName());
-		assertThat(configured).containsEntry(RESTORE_FETCH_WAIT, StreamsWiring.RESTORE_FETCH_MAX_WAIT_MS);
+		assertThat(configured).containsEntry(MAIN_FETCH_WAIT, StreamsWiring.FETCH_MAX_WAIT_MS)
+			.containsEntry(RESTORE_FETCH_WAIT, StreamsWiring.FETCH_MAX_WAIT_MS);
 		assertThat(configured).doesNotContainKeys(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
 				StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "fetch.max.wait.ms", "consumer.fetch.max.wait.ms", "restore.consumer.fetch.max.wait.ms" })
-	void theApplicationsOwnFetchWaitIsKeptByWhicheverKeyItSetIt(String key) {
+	@ValueSource(strings = { "fetch.max.wait.ms", "consumer.fetch.max.wait.ms" })
+	void theApplicationsFetchWaitForEveryConsumerIsKept(String key) {
 		Properties application = application();
 		application.put(key, 250);
 
 		Properties configured = configure(application);
 
 		assertThat(configured).containsEntry(key, 250);
-		if (!key.equals(RESTORE_FETCH_WAIT)) {
-			assertThat(configured).as("no key that overrides the application's").doesNotContainKey(RESTORE_FETCH_WAIT);
-		}
+		assertThat(configured).as("no key that overrides the application's")
+			.doesNotContainKeys(MAIN_FETCH_WAIT, RESTORE_FETCH_WAIT);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "main.consumer.fetch.max.wait.ms", "restore.consumer.fetch.max.wait.ms" })
+	void theApplicationsFetchWaitForOneConsumerIsKeptAndTheOtherIsShortened(String key) {
+		Properties application = application();
+		application.put(key, 250);
+
+		Properties configured = configure(application);
+
+		assertThat(configured).containsEntry(key, 250);
+		String other = key.equals(MAIN_FETCH_WAIT) ? RESTORE_FETCH_WAIT : MAIN_FETCH_WAIT;
+		assertThat(configured).containsEntry(other, StreamsWiring.FETCH_MAX_WAIT_MS);
 	}
 
 	@Test
@@ -52,7 +68,8 @@ class StreamsWiringTests {
 
 		Properties configured = configure(application);
 
-		assertThat(configured).doesNotContainKeys(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, RESTORE_FETCH_WAIT);
+		assertThat(configured).doesNotContainKeys(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, MAIN_FETCH_WAIT,
+				RESTORE_FETCH_WAIT);
 	}
 
 	private static Properties configure(Properties application) {
