@@ -69,6 +69,17 @@ final class BenchmarkGroup implements AutoCloseable {
 		return this.producer;
 	}
 
+	/**
+	 * A Kafka Streams setting for every instance started from now on.
+	 * @param key the setting
+	 * @param value its value
+	 * @return this group
+	 */
+	BenchmarkGroup property(String key, Object value) {
+		this.launcher.property(key, value);
+		return this;
+	}
+
 	StreamsInstance start(String name) {
 		return start(this.launcher, name, this.strategy, this.settings);
 	}

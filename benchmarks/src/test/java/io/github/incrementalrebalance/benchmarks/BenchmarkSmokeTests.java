@@ -129,6 +129,28 @@ class BenchmarkSmokeTests {
 	}
 
 	@Test
+	void idleHarnessCountsTheMainConsumersFetchesWithAndWithoutTheStarter() {
+		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 200, 0, 1_000, false);
+		IdleGroup idle = new IdleGroup(Duration.ofSeconds(2));
+		List<IdleGroup.Result> results = new ArrayList<>();
+		List<IdleGroup.Variant> variants = List.of(IdleGroup.Variant.PLAIN, IdleGroup.Variant.STARTER);
+		for (IdleGroup.Variant variant : variants) {
+			try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot, "idle-" + variants.indexOf(variant),
+					variant.strategy(), settings)) {
+				results.add(idle.run(group, variant));
+			}
+		}
+
+		assertThat(results).extracting(IdleGroup.Result::mainConsumers).containsOnly(3L);
+		// Kafka's 500 ms wait: about two a second; the starter's 100 ms: about ten
+		assertThat(results.get(0).fetchesPerSecondPerConsumer()).isBetween(1.0, 3.0);
+		assertThat(results.get(1).fetchesPerSecondPerConsumer()).isBetween(6.0, 11.0);
+		assertThat(results.get(0).starterCpuMsPerSecond()).as("no starter thread in plain Kafka Streams").isZero();
+		assertThat(IdleGroup.Summary.of(results).fetchRatio())
+			.isEqualTo(results.get(1).fetchesPerSecondPerConsumer() / results.get(0).fetchesPerSecondPerConsumer());
+	}
+
+	@Test
 	void controlTopicScaleHarnessMeasuresEveryMemberReadingItsPlanAndAStartOverHistory() throws Exception {
 		ControlTopicScale scale = new ControlTopicScale(broker);
 

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.benchmarks;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the starter costs in steady state: the counting application as plain Kafka Streams ({@code kafka-default})
+ * What the starter costs in steady state, busy ({@link #steadyState}) and idle ({@link #idle}).
+ * <p>
+ * Busy: the counting application as plain Kafka Streams ({@code kafka-default})
  * and with the starter ({@code learner-conservative}), on the same data, {@link #ROUNDS} runs each after a warm-up
  * round whose results are left out (the JVM compiles the hot paths during the first runs), the order alternating
  * from round to round, so that neither the warm-up nor a drift of the shared machine falls on one side. Run on demand:
@@ -59,6 +62,44 @@ class SteadyStateBenchmark {
 		ResultsJson.writeValue(ResultsJson.DIRECTORY.resolve(BenchmarkCharts.STEADY_STATE + "-" + settings.timings() + ".json"),
 				new SteadyState.Run(settings.describe(), results, summary));
 		assertThat(results).allSatisfy((result) -> assertThat(result.recordsPerSecond()).isPositive());
+	}
+
+	/**
+	 * Idle: the counting application with nothing to process, plain, with the starter, and with the starter but
+	 * Kafka's {@code fetch.max.wait.ms}, {@link #ROUNDS} runs each after a warm-up round, the order rotating. The
+	 * starter's shorter fetch wait makes an idle main consumer ask its broker up to five times as often; the
+	 * assertion holds it to that.
+	 */
+	@Test
+	void idle() {
+		BenchmarkGroup.Settings settings = BenchmarkGroup.Settings.fromSystemProperties().withKeysPerTask(1_000);
+		Duration window = Duration.ofSeconds(Long.getLong("benchmark.idle-seconds", 20));
+		IdleGroup idle = new IdleGroup(window);
+		List<IdleGroup.Variant> variants = List.of(IdleGroup.Variant.PLAIN, IdleGroup.Variant.STARTER,
+				IdleGroup.Variant.STARTER_KAFKA_FETCH_WAIT);
+		List<IdleGroup.Result> results = new ArrayList<>();
+		for (int round = 0; round <= ROUNDS; round++) {
+			for (int turn = 0; turn < variants.size(); turn++) {
+				IdleGroup.Variant variant = variants.get((round + turn) % variants.size());
+				try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot, "idle-" + round + "-" + turn,
+						variant.strategy(), settings)) {
+					IdleGroup.Result result = idle.run(group, variant);
+					if (round > 0) {
+						results.add(result);
+					}
+				}
+			}
+		}
+		StringBuilder table = new StringBuilder(IdleGroup.Result.header());
+		results.forEach((result) -> table.append('\n').append(result.row()));
+		IdleGroup.Summary summary = IdleGroup.Summary.of(results);
+		table.append("\n\n").append(summary.describe());
+		ResultsFile.append("idle, " + Instant.now() + ": " + settings.describe(), table.toString());
+		ResultsJson.writeValue(
+				ResultsJson.DIRECTORY.resolve(BenchmarkCharts.STEADY_STATE + "-idle-" + settings.timings() + ".json"),
+				new IdleGroup.Run(settings.describe(), window.toMillis(), results, summary));
+		assertThat(summary.fetchRatio()).as("an idle consumer's fetches, with the starter over without")
+			.isBetween(1.0, 5.5);
 	}
 
 }
