@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -21,6 +22,7 @@ import java.util.stream.Stream;
 import io.github.incrementalrebalance.autoconfigure.DrainOnShutdown;
 import io.github.incrementalrebalance.autoconfigure.MemberRuntimes;
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.clients.admin.Config;
@@ -61,6 +63,9 @@ class KubernetesManifestTests {
 	private static final Path MANIFESTS = Path.of("..", "deploy", "kubernetes");
 
 	private static final String POD_NAME = "sample-app-1";
+
+	/** A new pod's scheduling, image pull and start, before its warm-up begins. */
+	private static final Duration POD_START = Duration.ofMinutes(2);
 
 	private static final Pattern VARIABLE = Pattern.compile("\\$\\((\\w+)\\)");
 
@@ -120,6 +125,15 @@ class KubernetesManifestTests {
 					.as("the pod name is the static member id").containsEntry("group.instance.id", POD_NAME);
 			}
 
+			if (kind.equals("Deployment")) {
+				Duration warmBound = context.getEnvironment()
+					.getRequiredProperty("incremental-rebalance.warm-readiness-timeout", Duration.class);
+				Object deadline = map(workload, "spec").get("progressDeadlineSeconds");
+				assertThat(deadline).as("progressDeadlineSeconds (Kubernetes' default: 600)").isNotNull();
+				assertThat(Duration.ofSeconds(((Number) deadline).longValue()))
+					.as("a rollout's deadline outlasts a new pod's start and warm-up (warm-readiness-timeout)")
+					.isGreaterThanOrEqualTo(warmBound.plus(POD_START));
+			}
 			Duration grace = Duration.ofSeconds(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue());
 			Duration drain = context.getBean(DrainOnShutdown.class).bound(runtime);
 			Duration phase = context.getEnvironment()
@@ -134,6 +148,21 @@ class KubernetesManifestTests {
 			assertThat(changelogConfig.get(TopicConfig.SEGMENT_MS_CONFIG).value())
 				.as("the changelog rolls every 10 minutes: compaction keeps what a drain reads near the key count")
 				.isEqualTo(String.valueOf(Duration.ofMinutes(10).toMillis()));
+			if (kind.equals("StatefulSet")) {
+				// asked to leave before a scale-down or a node drain: a pod that exited would be restarted in place
+				// and join again as the static member the scale-down's SIGTERM does not drain
+				String readiness = String.valueOf(map(map(container, "readinessProbe"), "httpGet").get("path"));
+				// forced: the group's only member here, its tasks have nowhere to go
+				assertThat(runtime.leave(Optional.empty(), "scale-down", true)).isTrue();
+				await("the leave ended").atMost(Duration.ofMinutes(1))
+					.until(() -> runtime.state() == MemberState.CLOSED);
+				assertThat(context.isActive()).as("the application keeps running").isTrue();
+				assertThat(context.getBean(StreamsBuilderFactoryBean.class).isRunning()).as("Kafka Streams stopped")
+					.isFalse();
+				assertThat(get(management + readiness).statusCode()).as("not ready").isEqualTo(503);
+				assertThat(get(management + liveness).statusCode()).as("alive: the kubelet leaves it up")
+					.isEqualTo(200);
+			}
 		}
 	}
 
