@@ -148,21 +148,7 @@ class KubernetesManifestTests {
 			assertThat(changelogConfig.get(TopicConfig.SEGMENT_MS_CONFIG).value())
 				.as("the changelog rolls every 10 minutes: compaction keeps what a drain reads near the key count")
 				.isEqualTo(String.valueOf(Duration.ofMinutes(10).toMillis()));
-			if (kind.equals("StatefulSet")) {
-				// asked to leave before a scale-down or a node drain: a pod that exited would be restarted in place
-				// and join again as the static member the scale-down's SIGTERM does not drain
-				String readiness = String.valueOf(map(map(container, "readinessProbe"), "httpGet").get("path"));
-				// forced: the group's only member here, its tasks have nowhere to go
-				assertThat(runtime.leave(Optional.empty(), "scale-down", true)).isTrue();
-				await("the leave ended").atMost(Duration.ofMinutes(1))
-					.until(() -> runtime.state() == MemberState.CLOSED);
-				assertThat(context.isActive()).as("the application keeps running").isTrue();
-				assertThat(context.getBean(StreamsBuilderFactoryBean.class).isRunning()).as("Kafka Streams stopped")
-					.isFalse();
-				assertThat(get(management + readiness).statusCode()).as("not ready").isEqualTo(503);
-				assertThat(get(management + liveness).statusCode()).as("alive: the kubelet leaves it up")
-					.isEqualTo(200);
-			}
+			leaveKeepsThePodUpAndNotReady(context, runtime, management, container);
 		}
 	}
 
@@ -173,6 +159,24 @@ class KubernetesManifestTests {
 		assertThat(budget).containsEntry("maxUnavailable", 1);
 		Map<String, Object> workload = map(manifest(kind), "spec");
 		assertThat(map(budget, "selector")).isEqualTo(map(workload, "selector"));
+	}
+
+	/**
+	 * A pod asked to leave before a scale-down or a node drain stays up, not ready: had it exited, it would be
+	 * restarted in place and join the group again (a StatefulSet's as the static member its SIGTERM does not drain),
+	 * and a ReplicaSet scaling down removes the pods that are not ready first.
+	 */
+	private void leaveKeepsThePodUpAndNotReady(ConfigurableApplicationContext context, MemberRuntime runtime,
+			String management, Map<String, Object> container) throws Exception {
+		// forced: the group's only member here, its tasks have nowhere to go
+		assertThat(runtime.leave(Optional.empty(), "scale-down", true)).isTrue();
+		await("the leave ended").atMost(Duration.ofMinutes(1)).until(() -> runtime.state() == MemberState.CLOSED);
+		assertThat(context.isActive()).as("the application keeps running").isTrue();
+		assertThat(context.getBean(StreamsBuilderFactoryBean.class).isRunning()).as("Kafka Streams stopped").isFalse();
+		String readiness = String.valueOf(map(map(container, "readinessProbe"), "httpGet").get("path"));
+		String liveness = String.valueOf(map(map(container, "livenessProbe"), "httpGet").get("path"));
+		assertThat(get(management + readiness).statusCode()).as("not ready").isEqualTo(503);
+		assertThat(get(management + liveness).statusCode()).as("alive: the kubelet leaves it up").isEqualTo(200);
 	}
 
 	private static Map<String, Object> manifest(String kind) throws IOException {
