@@ -131,7 +131,7 @@ class BenchmarkSmokeTests {
 	@Test
 	void idleHarnessCountsTheMainConsumersFetchesWithAndWithoutTheStarter() {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 200, 0, 1_000, false);
-		IdleGroup idle = new IdleGroup(Duration.ofSeconds(2));
+		IdleGroup idle = new IdleGroup(Duration.ofSeconds(1));
 		List<IdleGroup.Result> results = new ArrayList<>();
 		List<IdleGroup.Variant> variants = List.of(IdleGroup.Variant.PLAIN, IdleGroup.Variant.STARTER);
 		for (IdleGroup.Variant variant : variants) {

@@ -13,17 +13,19 @@ import picocli.CommandLine.IVersionProvider;
  * java -jar incremental-rebalance-cli.jar list  --bootstrap-server HOSTS --application-id APP [--watch] [-o json]
  * java -jar incremental-rebalance-cli.jar leave --bootstrap-server HOSTS --application-id APP --instance-id a,b --timeout 5m
  * java -jar incremental-rebalance-cli.jar cancel --bootstrap-server HOSTS --application-id APP --instance-id a
+ * java -jar incremental-rebalance-cli.jar scale-down --bootstrap-server HOSTS --application-id APP --statefulset S --replicas 2 --wait 10m
  * </pre>
  */
 @Command(name = "incremental-rebalance", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
-		subcommands = { ListCommand.class, LeaveCommand.class, CancelCommand.class },
+		subcommands = { ListCommand.class, LeaveCommand.class, CancelCommand.class, ScaleDownCommand.class },
 		description = "Drain Kafka Streams instances to warm learners, cancel drains, and watch the group.",
 		exitCodeListHeading = "%nExit codes:%n",
 		exitCodeList = { "0:done", "1:an instance was skipped (unknown, not leaving, its id shared) or the leave refused; "
 				+ "cancel: an instance had left when the cancel came",
 				"2:the command line is wrong", "3:the cluster or the control topic could not be read or written",
-				"4:leave --wait: a member left without a warm hand-over (forced, left-without-learners)",
-				"5:leave --wait: the wait passed before every member asked had left; cancel: before every one answered" })
+				"4:leave --wait, scale-down: a member left without a warm hand-over (forced, left-without-learners)",
+				"5:leave --wait, scale-down: the wait passed before every member asked had left; cancel: before every "
+						+ "one answered" })
 public final class RebalanceCli implements Runnable {
 
 	@CommandLine.Spec
@@ -51,7 +53,7 @@ public final class RebalanceCli implements Runnable {
 
 	@Override
 	public void run() {
-		throw new CommandLine.ParameterException(this.spec.commandLine(), "name a command: list, leave or cancel");
+		throw new CommandLine.ParameterException(this.spec.commandLine(), "name a command: list, leave, cancel or scale-down");
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,21 +24,21 @@ class RebalanceCliTests {
 	void helpListsTheCommandsAndTheExitCodes() {
 		Run help = run("--help");
 		assertThat(help.status()).isZero();
-		assertThat(help.out()).contains("list", "leave", "cancel", "Exit codes:",
+		assertThat(help.out()).contains("list", "leave", "cancel", "scale-down", "Exit codes:",
 				"3   the cluster or the control topic could not be read or written");
 		Run leaveHelp = run("leave", "--help");
 		assertThat(leaveHelp.status()).isZero();
 		assertThat(leaveHelp.out()).contains("--instance-id=ID", "--timeout=DURATION", "--force", "--output=FORMAT",
 				"--wait=DURATION");
-		assertThat(help.out()).contains("4   leave --wait: a member left without a warm hand-over",
-				"5   leave --wait: the wait passed before every member asked had left");
+		assertThat(help.out()).contains("4   leave --wait, scale-down: a member left without a warm hand-over",
+				"5   leave --wait, scale-down: the wait passed before every member asked had");
 		assertThat(leaveHelp.out()).as("Kafka's tools' spelling, and the plural kept")
 			.contains("--bootstrap-server, --bootstrap-servers=HOSTS");
 	}
 
 	@Test
 	void badArgumentsSayWhatIsWrongAndExitWithTwo() {
-		assertUsageError("name a command: list, leave or cancel");
+		assertUsageError("name a command: list, leave, cancel or scale-down");
 		assertUsageError("Unmatched argument at index 0: 'drain'", "drain");
 		assertUsageError("Missing required options: '--bootstrap-servers=HOSTS', '--application-id=APP'", "list");
 		assertUsageError("Missing required option: '--instance-id=ID'", "leave", "--bootstrap-server", "h:1",
@@ -48,6 +49,23 @@ class RebalanceCliTests {
 				"--bootstrap-servers", "h:1", "--application-id", "a", "--instance-id", "b", "--timeout", "soon");
 		assertUsageError("'yaml' is not a format: use text or json", "list", "--bootstrap-servers", "h:1",
 				"--application-id", "a", "-o", "yaml");
+	}
+
+	@Test
+	void aScaleDownNamesOneWorkloadAndWhatItRemoves() {
+		String[] group = { "scale-down", "--bootstrap-servers", "h:1", "--application-id", "a", "--wait", "1m" };
+		assertUsageError("Missing required argument (specify one of these): (--statefulset=NAME | --deployment=NAME)",
+				with(group, "--replicas", "2"));
+		assertUsageError("--statefulset=NAME, --deployment=NAME are mutually exclusive",
+				with(group, "--statefulset", "s", "--deployment", "d", "--replicas", "2"));
+		assertUsageError("--instance-id is for --deployment: a StatefulSet removes its highest ordinals, s-2 and up",
+				with(group, "--statefulset", "s", "--replicas", "2", "--instance-id", "s-0"));
+		assertUsageError("--deployment needs --instance-id: the pods to remove, by name",
+				with(group, "--deployment", "d", "--replicas", "2"));
+		assertUsageError("--replicas must be 0 or more, was -1", with(group, "--statefulset", "s", "--replicas", "-1"));
+		assertUsageError("Missing required option: '--wait=DURATION'", "scale-down", "--bootstrap-servers", "h:1",
+				"--application-id", "a", "--statefulset", "s", "--replicas", "2");
+		assertUsageError("instance id", with(group, "--deployment", "d", "--replicas", "2", "--instance-id", "a b"));
 	}
 
 	@Test
@@ -95,6 +113,12 @@ class RebalanceCliTests {
 		Run run = run(args);
 		assertThat(run.status()).as(run.err()).isEqualTo(2);
 		assertThat(run.err()).contains(message).containsPattern("Usage: incremental-rebalance|Possible solutions");
+	}
+
+	private static String[] with(String[] first, String... more) {
+		String[] all = Arrays.copyOf(first, first.length + more.length);
+		System.arraycopy(more, 0, all, first.length, more.length);
+		return all;
 	}
 
 	private static Run run(String... args) {
