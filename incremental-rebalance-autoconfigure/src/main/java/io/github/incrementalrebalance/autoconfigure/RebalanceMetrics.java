@@ -130,8 +130,10 @@ public class RebalanceMetrics implements MeterBinder {
 	 * Counts how the other members' leaves ended, from the end each leaver writes into its leave record as it closes:
 	 * the leaver's own meters go with its process, these stay with the members that stay, so a scrape after a pod is
 	 * gone still shows how it left. Every member that stays counts each end it reads (a query takes the largest count
-	 * of the members, not their sum); the leaver's instance id is the {@code member} tag, one series per member that
-	 * left while this one ran. Told on the control topic reader's thread, of records written after it started.
+	 * of the members, not their sum). The leaver is not a tag: a Deployment's pods have new names at every rollout,
+	 * and each would add series to every member that stays, for as long as it runs; which member left how is in the
+	 * leave records ({@code list}, the live page) and the leaver's log. Told on the control topic reader's thread, of
+	 * records written after it started.
 	 */
 	private static final class LeaveEnds implements Consumer<ControlRecord> {
 
@@ -154,16 +156,15 @@ public class RebalanceMetrics implements MeterBinder {
 				return;
 			}
 			LeaveRecord.Ended ended = leave.ended().get();
-			Tags member = this.tags.and("member", leave.instanceId());
 			Counter.builder("kafka.streams.rebalance.leaves")
-				.description("Leaves of other members of the group that ended, by the leaver's instance id (member), "
-						+ "outcome and reason, read from the control topic by this member, which stayed")
-				.tags(member.and("outcome", ended.outcome(), "reason", ended.reason()))
+				.description("Leaves of other members of the group that ended, by outcome and reason, read from the "
+						+ "control topic by this member, which stayed")
+				.tags(this.tags.and("outcome", ended.outcome(), "reason", ended.reason()))
 				.register(this.registry)
 				.increment();
 			Counter.builder("kafka.streams.rebalance.leaves.tasks.moved.cold")
-				.description("Tasks those leaves moved without a ready learner, by the leaver's instance id (member)")
-				.tags(member)
+				.description("Tasks those leaves moved without a ready learner")
+				.tags(this.tags)
 				.register(this.registry)
 				.increment(ended.tasksMovedCold());
 		}
