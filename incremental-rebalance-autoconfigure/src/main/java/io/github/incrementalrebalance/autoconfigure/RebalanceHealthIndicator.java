@@ -40,19 +40,14 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("instanceId", runtime.identity().instanceId());
 			details.put("state", runtime.state());
-			runtime.controlTopicProblem().ifPresent((why) -> details.put("problem", why));
+			for (MemberProblem problem : MemberProblem.values()) {
+				problem.of(runtime).ifPresent((why) -> details.putIfAbsent("problem", why));
+			}
 			if (runtime.hasDuplicateInstanceId()) {
 				details.put("duplicateInstanceId", true);
-				details.putIfAbsent("problem", "instance id " + runtime.identity().instanceId() + " is used by another "
-						+ "live member: a leave for it is refused; give each instance its own");
 			}
 			details.put("assignorFallbacks", runtime.assignorStatus().fallbacks());
 			runtime.assignorStatus().lastFallbackReason().ifPresent((reason) -> details.put("lastFallback", reason));
-			if (runtime.assignorStatus().fallingBack()) {
-				details.putIfAbsent("problem", "the last assignment fell back to Kafka's sticky assignor ("
-						+ runtime.assignorStatus().lastFallbackReason().orElse("no reason given")
-						+ "): no learners until a rebalance plans again");
-			}
 			runtime.assignorStatus().weightProblem()
 				.ifPresent((problem) -> details.put("taskWeight", "count, not state-size: " + problem));
 			runtime.deadline().ifPresent((deadline) -> details.put("deadline", deadline));

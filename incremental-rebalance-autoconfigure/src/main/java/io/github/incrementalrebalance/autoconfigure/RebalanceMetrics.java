@@ -26,7 +26,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Meters of the members, tagged by application: tasks per state, each learner's lag and the largest, the drain's
- * ETA, rebalances this member enforced, drain durations, how the other members' leaves ended, assignor fallbacks.
+ * ETA, rebalances this member enforced, drain durations, how the other members' leaves ended, assignor fallbacks, and
+ * each problem health reports.
  */
 public class RebalanceMetrics implements MeterBinder {
 
@@ -100,6 +101,15 @@ public class RebalanceMetrics implements MeterBinder {
 						+ "for the drain stall timeout (health's drainStalled says which and why); 0 otherwise")
 				.tags(tags)
 				.register(registry);
+			for (MemberProblem problem : MemberProblem.values()) {
+				Gauge.builder("kafka.streams.rebalance.problem", runtime,
+						(member) -> problem.of(member).isPresent() ? 1 : 0)
+					.description("1 while this instance has the problem its tag names and health's 'problem' detail "
+							+ "says why (control-topic, duplicate-instance-id, assignor-fallback): it still processes, "
+							+ "but a leave would not hand its tasks to warm learners; 0 otherwise")
+					.tags(tags.and("problem", problem.word()))
+					.register(registry);
+			}
 			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
 			runtime.controlView().addListener(new LeaveEnds(registry, tags, runtime));
 			FunctionCounter.builder("kafka.streams.rebalance.assignor.fallbacks", runtime,

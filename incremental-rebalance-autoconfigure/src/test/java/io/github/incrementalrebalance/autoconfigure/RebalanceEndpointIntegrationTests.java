@@ -298,6 +298,7 @@ class RebalanceEndpointIntegrationTests {
 				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 503);
 			assertThat(get(a, "/actuator/health/rebalance").body()).contains("\"status\":\"DOWN\"")
 				.contains("\"problem\":\"control topic " + controlTopic + " cannot be read");
+			assertThat(problemGauge(a, "control-topic")).as("the gauge an alert reads, with health").isEqualTo(1.0);
 			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
 				.isEqualTo(200);
 			HttpResponse<String> refused = post(a, "{}");
@@ -310,6 +311,7 @@ class RebalanceEndpointIntegrationTests {
 			await("rebalance health up again").atMost(Duration.ofMinutes(1))
 				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 200
 						&& get(b, "/actuator/health/rebalance").statusCode() == 200);
+			assertThat(problemGauge(a, "control-topic")).isZero();
 			HttpResponse<String> leave = post(a, "{\"wait\":\"90s\"}");
 			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
@@ -330,6 +332,8 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(health.body()).contains("\"status\":\"UP\"")
 				.contains("\"duplicateInstanceId\":true")
 				.contains("\"problem\":\"instance id twin is used by another live member");
+			assertThat(problemGauge(a, "duplicate-instance-id")).isEqualTo(1.0);
+			assertThat(problemGauge(a, "control-topic")).isZero();
 			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
 				.isEqualTo(200);
 			HttpResponse<String> refused = post(a, "{}");
@@ -375,6 +379,14 @@ class RebalanceEndpointIntegrationTests {
 		return CountingBootApplication.start(broker, "waiting-app", name, this.stateRoot, null, true, setting,
 				"management.endpoints.web.exposure.include=rebalance,health",
 				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
+	}
+
+	private static double problemGauge(ConfigurableApplicationContext context, String problem) {
+		return context.getBean(MeterRegistry.class)
+			.get("kafka.streams.rebalance.problem")
+			.tag("problem", problem)
+			.gauge()
+			.value();
 	}
 
 	private ConfigurableApplicationContext startTwin(String name) {
