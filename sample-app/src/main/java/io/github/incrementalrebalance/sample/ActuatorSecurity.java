@@ -24,8 +24,9 @@ import org.springframework.security.web.util.matcher.AndRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
 
 /**
- * Who may do what on the actuator. Health and its probes are open (Kubernetes asks without credentials); reading the
- * other endpoints needs a user; asking a member to leave or cancelling a leave ({@code POST} and {@code DELETE} on
+ * Who may do what on the actuator. Health and its probes are open (Kubernetes asks without credentials), and so is the
+ * Prometheus scrape (on the management port, which the Service does not expose); reading the other endpoints needs a
+ * user; asking a member to leave or cancelling a leave ({@code POST} and {@code DELETE} on
  * {@code /actuator/rebalance/leave}) needs the role {@value #OPERATOR}: with {@code on-drained: shutdown} a leave ends
  * the application. Users authenticate with HTTP basic, without a session; the demo profile opens everything.
  */
@@ -41,7 +42,8 @@ class ActuatorSecurity {
 		RequestMatcher rebalanceWrites = new AndRequestMatcher(EndpointRequest.to("rebalance"),
 				(request) -> !HttpMethod.GET.matches(request.getMethod()));
 		return http.securityMatcher(EndpointRequest.toAnyEndpoint())
-			.authorizeHttpRequests((requests) -> requests.requestMatchers(EndpointRequest.to(HealthEndpoint.class))
+			.authorizeHttpRequests((requests) -> requests
+				.requestMatchers(EndpointRequest.to(HealthEndpoint.class), EndpointRequest.to("prometheus"))
 				.permitAll()
 				.requestMatchers(rebalanceWrites)
 				.hasRole(OPERATOR)

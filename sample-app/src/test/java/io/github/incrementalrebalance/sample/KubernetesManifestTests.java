@@ -117,6 +117,13 @@ class KubernetesManifestTests {
 			String liveness = String.valueOf(map(map(container, "livenessProbe"), "httpGet").get("path"));
 			assertThat(get(management + liveness).body()).as("a control topic problem never restarts a pod")
 				.doesNotContain("rebalance");
+			Map<String, Object> scrape = map(map(map(workload, "spec"), "template"), "metadata");
+			Map<String, Object> annotations = map(scrape, "annotations");
+			assertThat(annotations).containsEntry("prometheus.io/scrape", "true")
+				.as("scraped on the management port").containsEntry("prometheus.io/port", String.valueOf(managementPort));
+			HttpResponse<String> meters = get(management + annotations.get("prometheus.io/path"));
+			assertThat(meters.statusCode()).as("the scrape needs no credentials").isEqualTo(200);
+			assertThat(meters.body()).as("what the dashboard reads").contains("kafka_streams_rebalance_tasks{");
 
 			MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
 			assertThat(runtime.identity().instanceId()).as("the pod name is the instance id").isEqualTo(POD_NAME);
