@@ -157,6 +157,27 @@ public class RebalanceMetrics implements MeterBinder {
 			this.registry = registry;
 			this.tags = tags;
 			this.runtime = runtime;
+			// every end this version writes counts from 0: a counter that appears at 1 is no increase to Prometheus,
+			// and an alert on increase() would miss the first forced leave
+			for (DrainOutcome.Reason reason : DrainOutcome.Reason.values()) {
+				leaves(reason.kind().word(), reason.word());
+			}
+			movedCold();
+		}
+
+		private Counter leaves(String outcome, String reason) {
+			return Counter.builder("kafka.streams.rebalance.leaves")
+				.description("Leaves of other members of the group that ended, by outcome and reason, read from the "
+						+ "control topic by this member, which stayed")
+				.tags(this.tags.and("outcome", outcome, "reason", reason))
+				.register(this.registry);
+		}
+
+		private Counter movedCold() {
+			return Counter.builder("kafka.streams.rebalance.leaves.tasks.moved.cold")
+				.description("Tasks those leaves moved without a ready learner")
+				.tags(this.tags)
+				.register(this.registry);
 		}
 
 		@Override
@@ -166,17 +187,8 @@ public class RebalanceMetrics implements MeterBinder {
 				return;
 			}
 			LeaveRecord.Ended ended = leave.ended().get();
-			Counter.builder("kafka.streams.rebalance.leaves")
-				.description("Leaves of other members of the group that ended, by outcome and reason, read from the "
-						+ "control topic by this member, which stayed")
-				.tags(this.tags.and("outcome", ended.outcome(), "reason", ended.reason()))
-				.register(this.registry)
-				.increment();
-			Counter.builder("kafka.streams.rebalance.leaves.tasks.moved.cold")
-				.description("Tasks those leaves moved without a ready learner")
-				.tags(this.tags)
-				.register(this.registry)
-				.increment(ended.tasksMovedCold());
+			leaves(ended.outcome(), ended.reason()).increment();
+			movedCold().increment(ended.tasksMovedCold());
 		}
 
 	}

@@ -206,8 +206,11 @@ class RebalanceEndpointIntegrationTests {
 				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
 			exportedSeries(prometheusOfA.scrape(), exported);
+			assertThat(prometheusOfB.scrape()).as("every end counted from 0, the first one an increase")
+				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\","
+						+ "outcome=\"forced\",reason=\"deadline-passed\"} 0.0");
 			await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
-				.until(() -> prometheusOfB.scrape().contains("kafka_streams_rebalance_leaves_total{"));
+				.until(() -> prometheusOfB.scrape().contains("reason=\"learners-ready\"} 1.0"));
 			assertThat(prometheusOfB.scrape()).as("b's scrape")
 				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\","
 						+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
@@ -215,7 +218,8 @@ class RebalanceEndpointIntegrationTests {
 				.as("no tag names the leaver: a pod's name would add series at every rollout")
 				.doesNotContain("member=\"a\"");
 			assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")
-				.doesNotContain("kafka_streams_rebalance_leaves_total");
+				.containsPattern("kafka_streams_rebalance_leaves_total\\{[^}]*} 0.0")
+				.doesNotContainPattern("kafka_streams_rebalance_leaves_total\\{[^}]*} [1-9]");
 			exportedSeries(prometheusOfB.scrape(), exported);
 			for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
 				assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
