@@ -1,8 +1,5 @@
 package io.github.incrementalrebalance.autoconfigure;
 
-import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.incrementalrebalance.control.ControlTopic;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -44,7 +40,6 @@ import tools.jackson.databind.node.MissingNode;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.activeTasks;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.removedStreams;
 import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.running;
-import static io.github.incrementalrebalance.autoconfigure.CountingBootApplication.uri;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,6 +55,13 @@ class RebalanceEndpointIntegrationTests {
 	static final KafkaBroker broker = KafkaBroker.shared();
 
 	/** Slows both applications' restores, so a drain lasts long enough to look at and cancel. */
+	private static final RestoreThrottle THROTTLE = RestoreThrottle.of(500);
+
+	private final LeaveEndpointClient client = new LeaveEndpointClient();
+
+	@TempDir
+	Path stateRoot;
+
 	/**
 	 * The series of a Prometheus scrape with their labels.
 	 */
@@ -103,17 +105,10 @@ class RebalanceEndpointIntegrationTests {
 	}
 
 	private JsonNode group(ConfigurableApplicationContext context) throws Exception {
-		return new ObjectMapper().readTree(get(context, "/actuator/rebalance/group").body())
+		return new ObjectMapper().readTree(this.client.get(context, "/actuator/rebalance/group").body())
 			.path("applications")
 			.path(0);
 	}
-
-	private static final RestoreThrottle THROTTLE = RestoreThrottle.of(500);
-
-	private final HttpClient http = HttpClient.newHttpClient();
-
-	@TempDir
-	Path stateRoot;
 
 	@Test
 	void readsLeavesAndCancelsWithTheirStatusCodes() throws Exception {
@@ -121,7 +116,7 @@ class RebalanceEndpointIntegrationTests {
 		try (ConfigurableApplicationContext a = start("a", "unrestricted");
 				ConfigurableApplicationContext b = start("b", "read-only")) {
 			await("both members in the group plan").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"b\""));
+				.until(() -> this.client.get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"b\""));
 
 			PrometheusMeterRegistry prometheusOfA = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 			PrometheusMeterRegistry prometheusOfB = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -129,10 +124,10 @@ class RebalanceEndpointIntegrationTests {
 			b.getBean(RebalanceMetrics.class).bindTo(prometheusOfB);
 			Map<String, Set<String>> exported = new HashMap<>();
 
-			HttpResponse<String> members = get(a, "/actuator/rebalance");
+			HttpResponse<String> members = this.client.get(a, "/actuator/rebalance");
 			assertThat(members.statusCode()).isEqualTo(200);
 			assertThat(members.body()).contains("\"instanceId\":\"a\"").contains("\"state\":\"STABLE\"");
-			await().atMost(Duration.ofSeconds(30)).until(() -> get(a, "/actuator/rebalance/tasks").body()
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.client.get(a, "/actuator/rebalance/tasks").body()
 				.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
 			assertThat(group(a).path("members")).as("the plan of each member start, tasks by id")
 				.anySatisfy((plan) -> {
@@ -145,33 +140,36 @@ class RebalanceEndpointIntegrationTests {
 					assertThat(plan.path("mode").asString()).isEqualTo("INCREMENTAL");
 				});
 
-			assertThat(post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
-			HttpResponse<String> bad = post(a, "{\"timeout\":\"soon\"}");
+			assertThat(this.client.post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
+			HttpResponse<String> bad = this.client.post(a, "{\"timeout\":\"soon\"}");
 			assertThat(bad.statusCode()).isEqualTo(400);
 			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
-			HttpResponse<String> tooLong = post(a, "{\"wait\":\"1h\"}");
+			HttpResponse<String> tooLong = this.client.post(a, "{\"wait\":\"1h\"}");
 			assertThat(tooLong.statusCode()).as("a wait that would hold a server thread an hour").isEqualTo(400);
 			assertThat(tooLong.body()).contains("wait '1h' is longer than PT5M");
-			assertThat(delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
-			HttpResponse<String> unknown = post(a, "{\"instanceId\":\"gone-9\"}");
+			assertThat(this.client.delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
+			HttpResponse<String> unknown = this.client.post(a, "{\"instanceId\":\"gone-9\"}");
 			assertThat(unknown.statusCode()).as("a leave of a member not in the group").isEqualTo(409);
 			assertThat(unknown.body()).contains("\"reason\":\"unknown-instance\"")
 				.contains("unknown instance id 'gone-9'");
-			HttpResponse<String> malformed = post(a, "{\"instanceId\":\"b; rm\"}");
+			HttpResponse<String> malformed = this.client.post(a, "{\"instanceId\":\"b; rm\"}");
 			assertThat(malformed.statusCode()).isEqualTo(400);
 			assertThat(malformed.body()).contains("instance id 'b; rm' is invalid");
-			assertThat(delete(a, "b").statusCode()).as("cancel of a member that is not leaving").isEqualTo(409);
+			assertThat(this.client.delete(a, "b").statusCode()).as("cancel of a member that is not leaving")
+				.isEqualTo(409);
 
 			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-app-input")) {
 				producer.load(4, 20_000, 1);
 				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "endpoint-app-output",
 						producer.acknowledgedCounts(), Duration.ofMinutes(2));
 			}
-			assertThat(post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
+			assertThat(this.client.post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
 			await("a's tasks being learned on b").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/rebalance/tasks").body().contains("\"state\":\"BEING_LEARNED\"")
-						&& get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
-			assertThat(get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
+				.until(() -> this.client.get(a, "/actuator/rebalance/tasks")
+					.body()
+					.contains("\"state\":\"BEING_LEARNED\"")
+						&& this.client.get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
+			assertThat(this.client.get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
 			await("b's learners' progress and a's drain ETA in the group view of either").atMost(Duration.ofSeconds(30))
 				.until(() -> learnersWithAnEta(a, "b") > 0 && drainOf(b, "a").path("slowestTask").isTextual());
 			JsonNode drain = drainOf(b, "a");
@@ -188,19 +186,19 @@ class RebalanceEndpointIntegrationTests {
 				.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("task")).isNotNull());
 			assertThat(a.getBean(MeterRegistry.class).get("kafka.streams.rebalance.drain.eta").gauge().value())
 				.as("seconds until a's drain ends").isPositive();
-			HttpResponse<String> draining = get(a, "/actuator/health/rebalance");
+			HttpResponse<String> draining = this.client.get(a, "/actuator/health/rebalance");
 			assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
 			assertThat(draining.body()).contains("\"state\":\"LEAVING\"").contains("\"deadline\"");
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
-			HttpResponse<String> cancel = delete(a);
+			HttpResponse<String> cancel = this.client.delete(a);
 			assertThat(cancel.statusCode()).isEqualTo(200);
 			assertThat(cancel.body()).contains("\"state\":\"STABLE\"");
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
 			THROTTLE.release();
 
-			HttpResponse<String> leave = post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
+			HttpResponse<String> leave = this.client.post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
 			assertThat(leave.statusCode()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
 				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
@@ -236,14 +234,14 @@ class RebalanceEndpointIntegrationTests {
 				.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
 			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
-			HttpResponse<String> health = get(a, "/actuator/health");
+			HttpResponse<String> health = this.client.get(a, "/actuator/health");
 			assertThat(health.statusCode()).as("out of service: readiness refuses traffic").isEqualTo(503);
 			assertThat(health.body()).contains("\"readinessState\":{\"status\":\"OUT_OF_SERVICE\"}")
 				.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"")
 				.contains("\"outcome\":\"drained\",\"outcomeReason\":\"learners-ready\",\"tasksMovedCold\":0");
-			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
+			assertThat(this.client.get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
 				.isEqualTo(200);
-			assertThat(post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
+			assertThat(this.client.post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
 		}
 	}
 
@@ -259,7 +257,7 @@ class RebalanceEndpointIntegrationTests {
 			List<MemberState> states = new CopyOnWriteArrayList<>();
 			b.getBean(MemberRuntimes.class).all().get(0).addStateListener(states::add);
 
-			assertThat(post(b, "{}").statusCode()).isEqualTo(202);
+			assertThat(this.client.post(b, "{}").statusCode()).isEqualTo(202);
 
 			await("b's context closes after its drain").atMost(Duration.ofMinutes(1)).until(() -> !b.isActive());
 			assertThat(states).containsExactly(MemberState.LEAVING, MemberState.DRAINED, MemberState.CLOSED);
@@ -273,139 +271,17 @@ class RebalanceEndpointIntegrationTests {
 			await("the last plan has a alone").atMost(Duration.ofSeconds(30))
 				.until(() -> ofA.controlView().planEpoch().isPresent() && ofA.controlView().plans().stream()
 					.allMatch((plan) -> plan.instanceId().equals("a")));
-			HttpResponse<String> alone = post(a, "{}");
+			HttpResponse<String> alone = this.client.post(a, "{}");
 			assertThat(alone.statusCode()).as("the last stable member").isEqualTo(409);
 			assertThat(alone.body()).contains("\"reason\":\"last-stable-member\"")
 				.contains("ask again with force");
 			List<MemberState> statesOfA = new CopyOnWriteArrayList<>();
 			ofA.addStateListener(statesOfA::add);
-			assertThat(post(a, "{\"force\":true}").statusCode()).isEqualTo(202);
+			assertThat(this.client.post(a, "{\"force\":true}").statusCode()).isEqualTo(202);
 			await("a's context closes after it left").atMost(Duration.ofMinutes(1)).until(() -> !a.isActive());
 			assertThat(statesOfA).containsExactly(MemberState.LEAVING, MemberState.LEFT_WITHOUT_LEARNERS,
 					MemberState.CLOSED);
 		}
-	}
-
-	@Test
-	void controlTopicThatCannotBeReadTakesHealthDownWhereAskedAndRefusesTheLeaveUntilItIsBack() throws Exception {
-		broker.createTopics(4, "fragile-app-input", "fragile-app-output");
-		String controlTopic = "fragile-app-rebalance-control";
-		try (ConfigurableApplicationContext a = startFragile("a"); ConfigurableApplicationContext b = startFragile("b")) {
-			await("both members in the group plan").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"b\"")
-						&& get(a, "/actuator/rebalance/group").body().contains("\"instanceId\":\"a\""));
-			assertThat(get(a, "/actuator/health/rebalance").statusCode()).isEqualTo(200);
-
-			broker.admin().deleteTopics(List.of(controlTopic)).all().get();
-
-			await("rebalance health down").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 503);
-			assertThat(get(a, "/actuator/health/rebalance").body()).contains("\"status\":\"DOWN\"")
-				.contains("\"problem\":\"control topic " + controlTopic + " cannot be read");
-			assertThat(problemGauge(a, "control-topic")).as("the gauge an alert reads, with health").isEqualTo(1.0);
-			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
-				.isEqualTo(200);
-			HttpResponse<String> refused = post(a, "{}");
-			assertThat(refused.statusCode()).isEqualTo(503);
-			assertThat(refused.body()).contains("\"reason\":\"control-topic-unavailable\"");
-			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
-
-			ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
-
-			await("rebalance health up again").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/health/rebalance").statusCode() == 200
-						&& get(b, "/actuator/health/rebalance").statusCode() == 200);
-			assertThat(problemGauge(a, "control-topic")).isZero();
-			HttpResponse<String> leave = post(a, "{\"wait\":\"90s\"}");
-			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
-			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
-				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\"");
-		}
-	}
-
-	@Test
-	void twoMembersWithOneInstanceIdSayItInHealthAndCannotBeAskedToLeave() throws Exception {
-		broker.createTopics(2, "twin-app-input", "twin-app-output");
-		try (ConfigurableApplicationContext a = startTwin("a"); ConfigurableApplicationContext b = startTwin("b")) {
-			await("the leader found the twins").atMost(Duration.ofMinutes(1))
-				.until(() -> get(a, "/actuator/health/rebalance").body().contains("\"duplicateInstanceId\":true")
-						&& get(b, "/actuator/health/rebalance").body().contains("\"duplicateInstanceId\":true"));
-			HttpResponse<String> health = get(a, "/actuator/health/rebalance");
-			assertThat(health.statusCode()).as("both still process: nothing for a load balancer to act on")
-				.isEqualTo(200);
-			assertThat(health.body()).contains("\"status\":\"UP\"")
-				.contains("\"duplicateInstanceId\":true")
-				.contains("\"problem\":\"instance id twin is used by another live member");
-			assertThat(problemGauge(a, "duplicate-instance-id")).isEqualTo(1.0);
-			assertThat(problemGauge(a, "control-topic")).isZero();
-			assertThat(get(a, "/actuator/health/liveness").statusCode()).as("not in the liveness group")
-				.isEqualTo(200);
-			HttpResponse<String> refused = post(a, "{}");
-			assertThat(refused.statusCode()).isEqualTo(409);
-			assertThat(refused.body()).contains("\"reason\":\"duplicate-instance-id\"");
-			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
-		}
-	}
-
-	/**
-	 * A leader on Kafka's assignor never answers a leave: the leave keeps asking, and the endpoint and health say why
-	 * once its acknowledgement timeout passed, until it is cancelled.
-	 */
-	@Test
-	void leaveTheGroupDoesNotAnswerSaysWhyItWaitsInTheEndpointAndHealthUntilCancelled() throws Exception {
-		broker.createTopics(2, "waiting-app-input", "waiting-app-output");
-		try (ConfigurableApplicationContext a = startWaiting("a", "incremental-rebalance.mode=upgrading")) {
-			await("a leads").atMost(Duration.ofMinutes(1)).until(() -> running(a));
-			try (ConfigurableApplicationContext b = startWaiting("b",
-					"incremental-rebalance.leave-acknowledgement-timeout=2s")) {
-				await("both run").atMost(Duration.ofMinutes(1)).until(() -> running(a) && running(b));
-				assertThat(post(b, "{}").statusCode()).isEqualTo(202);
-
-				await("b says why its leave waits").atMost(Duration.ofSeconds(30))
-					.until(() -> get(b, "/actuator/rebalance").body().contains("\"waiting\""));
-				assertThat(get(b, "/actuator/rebalance").body()).contains("\"state\":\"LEAVING\"")
-					.contains("\"waiting\":\"unanswered for more than PT2S: the leader published no learner plan");
-				HttpResponse<String> health = get(b, "/actuator/health/rebalance");
-				assertThat(health.statusCode()).isEqualTo(200);
-				assertThat(health.body()).contains("\"leaveWaiting\":\"unanswered for more than PT2S");
-				assertThat(b.getBean(MemberRuntimes.class).all().get(0).drainOutcome()).as("nothing moved cold")
-					.isEmpty();
-
-				HttpResponse<String> cancel = delete(b);
-				assertThat(cancel.statusCode()).isEqualTo(200);
-				assertThat(cancel.body()).contains("\"state\":\"STABLE\"").doesNotContain("\"waiting\"");
-				assertThat(get(b, "/actuator/health/rebalance").body()).doesNotContain("leaveWaiting");
-			}
-		}
-	}
-
-	private ConfigurableApplicationContext startWaiting(String name, String setting) {
-		return CountingBootApplication.start(broker, "waiting-app", name, this.stateRoot, null, true, setting,
-				"management.endpoints.web.exposure.include=rebalance,health",
-				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
-	}
-
-	private static double problemGauge(ConfigurableApplicationContext context, String problem) {
-		return context.getBean(MeterRegistry.class)
-			.get("kafka.streams.rebalance.problem")
-			.tag("problem", problem)
-			.gauge()
-			.value();
-	}
-
-	private ConfigurableApplicationContext startTwin(String name) {
-		return CountingBootApplication.start(broker, "twin-app", name, this.stateRoot, null, true,
-				"incremental-rebalance.instance-id=twin", "incremental-rebalance.on-drained=stop-streams",
-				"management.endpoints.web.exposure.include=rebalance,health",
-				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
-	}
-
-	private ConfigurableApplicationContext startFragile(String name) {
-		// an operator who routes on it: by default a member that still processes stays UP
-		return CountingBootApplication.start(broker, "fragile-app", name, this.stateRoot, null, true,
-				"incremental-rebalance.on-drained=stop-streams", "incremental-rebalance.problem-health-status=down",
-				"management.endpoints.web.exposure.include=rebalance,health",
-				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
 	}
 
 	@Test
@@ -419,7 +295,7 @@ class RebalanceEndpointIntegrationTests {
 			producer.load(4, 2_000, 1);
 			MemberRuntime ofB = b.getBean(MemberRuntimes.class).all().get(0);
 			String drainedStart = ofB.identity().incarnation();
-			HttpResponse<String> leave = post(b, "{\"wait\":\"60s\"}");
+			HttpResponse<String> leave = this.client.post(b, "{\"wait\":\"60s\"}");
 			assertThat(leave.statusCode()).isEqualTo(202);
 			assertThat(leave.body()).contains("\"state\":\"CLOSED\"").contains("\"outcome\":\"drained\"");
 
@@ -481,33 +357,6 @@ class RebalanceEndpointIntegrationTests {
 				"incremental-rebalance.on-drained=stop-streams",
 				"management.endpoints.web.exposure.include=rebalance,health",
 				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=" + access);
-	}
-
-	private HttpResponse<String> get(ConfigurableApplicationContext context, String path)
-			throws IOException, InterruptedException {
-		return this.http.send(HttpRequest.newBuilder(uri(context, path)).GET().build(),
-				HttpResponse.BodyHandlers.ofString());
-	}
-
-	private HttpResponse<String> post(ConfigurableApplicationContext context, String body)
-			throws IOException, InterruptedException {
-		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave"))
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(body))
-			.build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	private HttpResponse<String> delete(ConfigurableApplicationContext context)
-			throws IOException, InterruptedException {
-		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave")).DELETE().build(),
-				HttpResponse.BodyHandlers.ofString());
-	}
-
-	private HttpResponse<String> delete(ConfigurableApplicationContext context, String instanceId)
-			throws IOException, InterruptedException {
-		return this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/rebalance/leave?instanceId=" + instanceId))
-			.DELETE()
-			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 }
