@@ -38,6 +38,17 @@ class DocumentationTests {
 	}
 
 	@Test
+	void ciRunsTheReadmesTestCommandFirst() throws IOException {
+		String readme = Files.readString(ROOT.resolve("README.md"));
+		Matcher tests = Pattern.compile("Run the tests[^\n]*\n\n```\n([^\n]+)\n```").matcher(readme);
+		assertThat(tests.find()).as("the README's test command, in a block after 'Run the tests'").isTrue();
+		Matcher firstStage = Pattern.compile("(?m)^stage \"[^\"]*\" (.+)$")
+			.matcher(Files.readString(ROOT.resolve(".ci/run")));
+		assertThat(firstStage.find()).as("a stage in .ci/run").isTrue();
+		assertThat(firstStage.group(1)).as("what CI runs first").isEqualTo(tests.group(1));
+	}
+
+	@Test
 	void everyPageUnderDocsIsReachedFromTheReadme() throws IOException {
 		Set<Path> reached = new HashSet<>();
 		Deque<Path> next = new ArrayDeque<>(List.of(normal(ROOT.resolve("README.md"))));

@@ -42,7 +42,7 @@ class DemoBroker implements ApplicationContextInitializer<ConfigurableApplicatio
 		// registered first, so destroyed last: Kafka Streams and the producers close before the broker goes
 		((DefaultListableBeanFactory) context.getBeanFactory()).registerDisposableBean("demoBroker", broker);
 		logger.warn("Demo Kafka broker started at {}", bootstrapServers);
-		logger.warn("Start a second instance with: mvn -q -pl sample-app -am spring-boot:test-run "
+		logger.warn("Start a second instance with: ./mvnw -q -pl sample-app -am spring-boot:test-run "
 				+ "-Dspring-boot.run.arguments=\"--spring.kafka.bootstrap-servers={} --server.port=8081\"",
 				bootstrapServers);
 	}
