@@ -68,7 +68,7 @@ class ScaleDownIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(shop0, shop1, shop2)
 						&& StreamsInstance.planSettled(shop0, shop1, shop2)
 						&& List.of(shop0, shop1, shop2).stream().noneMatch((shop) -> shop.activeTasks().isEmpty()));
-			producer.load(PARTITIONS, 2_000, 1);
+			producer.load(PARTITIONS, 1_000, 1);
 			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 
 			String none = run(1, "scale-down", "--statefulset", "shop", "--replicas", "3", "--wait", "1m");
