@@ -3,10 +3,10 @@ package io.github.incrementalrebalance.cli;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -24,13 +24,8 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 					+ "than 30 characters stands for the id it was shortened to.")
 	List<String> instanceIds;
 
-	@Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-			description = "How long each may wait for its learners before it leaves anyway (90s, 5m, 1h, PT5M). "
-					+ "Default: the instance's scale-down timeout.")
-	Duration timeout;
-
-	@Option(names = "--force", description = "Leave even when no member of the last plan would stay.")
-	boolean force;
+	@Mixin
+	LeaveOptions leave;
 
 	@Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class,
 			description = "Wait up to this long until each instance has left, and say how (exit 4 when one left "
@@ -42,7 +37,7 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 		PrintWriter out = this.spec.commandLine().getOut();
 		PrintWriter err = this.spec.commandLine().getErr();
 		try (ControlSession session = ControlSession.open(this.connection)) {
-			Leaves.Asked asked = Leaves.ask(session, this.instanceIds, this.force, Optional.ofNullable(this.timeout),
+			Leaves.Asked asked = Leaves.ask(session, this.instanceIds, this.leave.force, this.leave.timeout(),
 					this.connection.applicationId, false);
 			if (asked.refusal().isPresent()) {
 				err.println("error: " + asked.refusal().get() + " (--force)");
@@ -65,7 +60,7 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 
 	private String leavingLine(Outcome outcome) {
 		return outcome.instanceId() + ": leaving (leave " + outcome.leaveId()
-				+ ((this.timeout != null) ? ", timeout " + this.timeout : "") + ")";
+				+ this.leave.timeout().map((timeout) -> ", timeout " + timeout).orElse("") + ")";
 	}
 
 }

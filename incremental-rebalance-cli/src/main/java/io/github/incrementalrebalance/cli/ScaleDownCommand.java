@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -16,6 +15,7 @@ import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
@@ -47,13 +47,8 @@ final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 			description = "With --deployment: the pods to remove, comma-separated, by name.")
 	List<String> pods;
 
-	@Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-			description = "How long each may wait for its learners before it leaves anyway. Default: the instance's "
-					+ "scale-down timeout.")
-	Duration timeout;
-
-	@Option(names = "--force", description = "Leave even when no member of the last plan would stay.")
-	boolean force;
+	@Mixin
+	LeaveOptions leave;
 
 	@Option(names = "--wait", required = true, paramLabel = "DURATION", converter = DurationConverter.class,
 			description = "Wait up to this long until each pod has left (exit 4 when one left without a warm "
@@ -78,8 +73,8 @@ final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 			}
 			Map<String, String> podsById = new LinkedHashMap<>();
 			removed.forEach((pod) -> podsById.put(MemberIdentity.instanceIdOf(pod), pod));
-			Leaves.Asked asked = Leaves.ask(session, List.copyOf(podsById.keySet()), this.force,
-					Optional.ofNullable(this.timeout), this.connection.applicationId, true);
+			Leaves.Asked asked = Leaves.ask(session, List.copyOf(podsById.keySet()), this.leave.force,
+					this.leave.timeout(), this.connection.applicationId, true);
 			if (asked.refusal().isPresent()) {
 				err.println("error: " + asked.refusal().get() + "; nothing asked");
 				return ExitCodes.REFUSED;
