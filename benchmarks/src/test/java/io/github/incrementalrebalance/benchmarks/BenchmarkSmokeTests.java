@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.benchmarks;
 
 import java.awt.image.BufferedImage;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +67,10 @@ class BenchmarkSmokeTests {
 		});
 
 		Path results = this.stateRoot.resolve("results");
-		ResultsJson.Run run = ResultsJson.read(ResultsJson.write(results, "scale-down", settings, List.of(learners, tuned)));
+		Path written = ResultsJson.write(results, "scale-down", settings, List.of(learners, tuned));
+		assertThat(Files.readString(written)).as("stamped with the commit measured")
+			.containsPattern("\\A\\{\\s*\"commit\" : \"([0-9a-f]{40}(-dirty)?|unknown)\"");
+		ResultsJson.Run run = ResultsJson.read(written);
 		assertThat(run.results()).extracting(ResultsJson.Entry::strategy)
 			.containsExactly("learner-conservative", "kafka-tuned");
 		assertThat(run.results().get(1).restoredAtPromotion()).isEqualTo(tuned.restored());

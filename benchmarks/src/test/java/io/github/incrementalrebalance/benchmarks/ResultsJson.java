@@ -2,13 +2,18 @@ package io.github.incrementalrebalance.benchmarks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Availability results as data: {@code benchmarks/target/results/<scenario>-<timings>.json}, one file per scenario
@@ -42,17 +47,49 @@ final class ResultsJson {
 	}
 
 	/**
-	 * Write the results of a benchmark that is not an availability run.
+	 * Write the results of a run, stamped with the commit they were measured on ({@code commit}, first).
 	 * @param file where
 	 * @param value its results, as records
 	 */
 	static void writeValue(Path file, Object value) {
+		ObjectNode stamped = mapper.createObjectNode().put("commit", commit());
+		stamped.setAll((ObjectNode) mapper.valueToTree(value));
 		try {
 			Files.createDirectories(file.getParent());
-			mapper.writeValue(file.toFile(), value);
+			mapper.writeValue(file.toFile(), stamped);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * The commit the benchmarks run on: the checkout's {@code HEAD}, with {@code -dirty} when a tracked file differs
+	 * from it, so that a published figure can be traced to the code it measured.
+	 * @return the commit, or {@code unknown} outside a git checkout
+	 */
+	static String commit() {
+		String head = git("rev-parse", "HEAD");
+		if (head.isEmpty()) {
+			return "unknown";
+		}
+		return git("status", "--porcelain", "--untracked-files=no").isEmpty() ? head : head + "-dirty";
+	}
+
+	private static String git(String... args) {
+		List<String> command = new ArrayList<>(List.of("git"));
+		command.addAll(List.of(args));
+		try {
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+			return (process.waitFor() == 0) ? output : "";
+		}
+		catch (IOException ex) {
+			return "";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "";
 		}
 	}
 
@@ -73,6 +110,7 @@ final class ResultsJson {
 	 * @param keysPerTask records of state per task
 	 * @param results one per strategy
 	 */
+	@JsonIgnoreProperties("commit")
 	record Run(String scenario, String timings, String at, String settings, int keysPerTask, List<Entry> results) {
 
 		String timingsLabel() {

@@ -14,6 +14,7 @@ import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.clients.admin.Admin;
@@ -223,6 +224,7 @@ final class SteadyState {
 	 * @param results every run, in the order they ran
 	 * @param summary the medians and ratios
 	 */
+	@JsonIgnoreProperties("commit")
 	record Run(String settings, List<Result> results, Summary summary) {
 	}
 
