@@ -136,13 +136,8 @@ final class IdleGroup {
 		}
 
 		private static double median(List<Result> results, String variant, ToDoubleFunction<Result> value) {
-			double[] values = results.stream()
-				.filter((result) -> result.variant().equals(variant))
-				.mapToDouble(value)
-				.sorted()
-				.toArray();
-			return (values.length % 2 == 1) ? values[values.length / 2]
-					: (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
+			return SteadyState.Summary.median(
+					results.stream().filter((result) -> result.variant().equals(variant)).mapToDouble(value));
 		}
 
 		/**

@@ -163,7 +163,10 @@ final class SteadyState {
 			return of(pair, strategy).mapToDouble(Result::recordsPerSecond).findFirst().orElseThrow();
 		}
 
-		private static double median(DoubleStream stream) {
+		/**
+		 * The median of some runs' values: the middle one, or the mean of the two middle ones.
+		 */
+		static double median(DoubleStream stream) {
 			double[] values = stream.sorted().toArray();
 			return (values.length % 2 == 1) ? values[values.length / 2]
 					: (values[values.length / 2 - 1] + values[values.length / 2]) / 2;

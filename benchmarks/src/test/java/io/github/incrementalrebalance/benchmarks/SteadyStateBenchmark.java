@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -40,20 +42,8 @@ class SteadyStateBenchmark {
 		BenchmarkGroup.Settings settings = BenchmarkGroup.Settings.fromSystemProperties();
 		SteadyState steadyState = new SteadyState(broker, 400, Integer.getInteger("benchmark.backlog-keys-per-task",
 				50_000));
-		List<SteadyState.Result> results = new ArrayList<>();
-		for (int round = 0; round <= ROUNDS; round++) {
-			List<Strategy> order = (round % 2 == 0) ? List.of(Strategy.KAFKA_DEFAULT, Strategy.LEARNER_CONSERVATIVE)
-					: List.of(Strategy.LEARNER_CONSERVATIVE, Strategy.KAFKA_DEFAULT);
-			for (Strategy strategy : order) {
-				try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot, "steady-" + round, strategy,
-						settings)) {
-					SteadyState.Result result = steadyState.run(group);
-					if (round > 0) {
-						results.add(result);
-					}
-				}
-			}
-		}
+		List<SteadyState.Result> results = rounds("steady", List.of(Strategy.KAFKA_DEFAULT, Strategy.LEARNER_CONSERVATIVE),
+				(strategy) -> strategy, settings, (group, strategy) -> steadyState.run(group));
 		StringBuilder table = new StringBuilder(SteadyState.Result.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
 		SteadyState.Summary summary = SteadyState.Summary.of(results);
@@ -77,19 +67,7 @@ class SteadyStateBenchmark {
 		IdleGroup idle = new IdleGroup(window);
 		List<IdleGroup.Variant> variants = List.of(IdleGroup.Variant.PLAIN, IdleGroup.Variant.STARTER,
 				IdleGroup.Variant.STARTER_KAFKA_FETCH_WAIT);
-		List<IdleGroup.Result> results = new ArrayList<>();
-		for (int round = 0; round <= ROUNDS; round++) {
-			for (int turn = 0; turn < variants.size(); turn++) {
-				IdleGroup.Variant variant = variants.get((round + turn) % variants.size());
-				try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot, "idle-" + round + "-" + turn,
-						variant.strategy(), settings)) {
-					IdleGroup.Result result = idle.run(group, variant);
-					if (round > 0) {
-						results.add(result);
-					}
-				}
-			}
-		}
+		List<IdleGroup.Result> results = rounds("idle", variants, IdleGroup.Variant::strategy, settings, idle::run);
 		StringBuilder table = new StringBuilder(IdleGroup.Result.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
 		IdleGroup.Summary summary = IdleGroup.Summary.of(results);
@@ -100,6 +78,30 @@ class SteadyStateBenchmark {
 				new IdleGroup.Run(settings.describe(), window.toMillis(), results, summary));
 		assertThat(summary.fetchRatio()).as("an idle consumer's fetches, with the starter over without")
 			.isBetween(1.0, 5.5);
+	}
+
+	/**
+	 * Run each variant once a round, {@link #ROUNDS} rounds after a warm-up round whose results are left out (the JVM
+	 * compiles the hot paths during the first runs), the order rotating from round to round, so that neither the
+	 * warm-up nor a drift of the shared machine falls on one variant.
+	 * @return the results of the measured rounds, in the order they ran
+	 */
+	private <V, R> List<R> rounds(String scenario, List<V> variants, Function<V, Strategy> strategyOf,
+			BenchmarkGroup.Settings settings, BiFunction<BenchmarkGroup, V, R> run) {
+		List<R> results = new ArrayList<>();
+		for (int round = 0; round <= ROUNDS; round++) {
+			for (int turn = 0; turn < variants.size(); turn++) {
+				V variant = variants.get((round + turn) % variants.size());
+				try (BenchmarkGroup group = new BenchmarkGroup(broker, this.stateRoot,
+						scenario + "-" + round + "-" + turn, strategyOf.apply(variant), settings)) {
+					R result = run.apply(group, variant);
+					if (round > 0) {
+						results.add(result);
+					}
+				}
+			}
+		}
+		return results;
 	}
 
 }

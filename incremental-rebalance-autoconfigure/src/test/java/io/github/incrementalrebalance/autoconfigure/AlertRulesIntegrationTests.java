@@ -127,7 +127,11 @@ class AlertRulesIntegrationTests {
 				Map.of("application_id", APPLICATION, "outcome", "forced", "reason", "deadline-passed"));
 		firing.put("IncrementalRebalanceTasksMovedCold", Map.of("application_id", APPLICATION));
 		text.append("    alert_rule_test:\n");
-		for (Map.Entry<String, Map<String, Object>> rule : rules().entrySet()) {
+		Map<String, Map<String, Object>> rules = rules();
+		assertThat(rules).as("every alert the rules define is tested")
+			.containsOnlyKeys("IncrementalRebalanceProblem", "IncrementalRebalanceDrainStalled",
+					"IncrementalRebalanceLeaveNotDrained", "IncrementalRebalanceTasksMovedCold");
+		for (Map.Entry<String, Map<String, Object>> rule : rules.entrySet()) {
 			text.append("      - eval_time: 4m\n        alertname: ").append(rule.getKey())
 				.append("\n        exp_alerts: []\n");
 			text.append("      - eval_time: 14m\n        alertname: ").append(rule.getKey()).append('\n');
@@ -145,9 +149,6 @@ class AlertRulesIntegrationTests {
 			strings(rule.getValue().get("annotations")).forEach((name, template) -> text.append("              ")
 				.append(name).append(": \"").append(render(template, labels).replace("\"", "\\\"")).append("\"\n"));
 		}
-		assertThat(rules()).as("every alert the rules define is tested")
-			.containsOnlyKeys("IncrementalRebalanceProblem", "IncrementalRebalanceDrainStalled",
-					"IncrementalRebalanceLeaveNotDrained", "IncrementalRebalanceTasksMovedCold");
 		return text.toString();
 	}
 
