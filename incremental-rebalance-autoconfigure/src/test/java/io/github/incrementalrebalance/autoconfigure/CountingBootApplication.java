@@ -6,23 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoreCounter;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.jspecify.annotations.Nullable;
@@ -72,15 +69,15 @@ class CountingBootApplication {
 	}
 
 	@Bean
-	RestoreCounter restoreCounter() {
-		return new RestoreCounter();
+	Restores restores() {
+		return new Restores();
 	}
 
 	@Bean
-	StreamsBuilderFactoryBeanConfigurer countRestores(RestoreCounter counter) {
+	StreamsBuilderFactoryBeanConfigurer countRestores(Restores restores) {
 		return (factoryBean) -> {
-			counter.topology = factoryBean::getTopology;
-			factoryBean.setStateRestoreListener(counter);
+			restores.counter = new RestoreCounter(factoryBean::getTopology);
+			factoryBean.setStateRestoreListener(restores.counter);
 		};
 	}
 
@@ -91,7 +88,7 @@ class CountingBootApplication {
 	 * @return the counts so far
 	 */
 	static RestoredRecords restoredRecords(ConfigurableApplicationContext context) {
-		return context.getBean(RestoreCounter.class).records();
+		return context.getBean(Restores.class).counter.records();
 	}
 
 	/**
@@ -169,37 +166,9 @@ class CountingBootApplication {
 
 	}
 
-	/**
-	 * The factory bean's restore listener: its topology is built when Kafka Streams is, so the counts are made on the
-	 * first restore (told on the state updater threads) or the first read.
-	 */
-	static final class RestoreCounter implements StateRestoreListener {
+	static final class Restores {
 
-		private volatile Supplier<Topology> topology;
-
-		private RestoredRecords records;
-
-		synchronized RestoredRecords records() {
-			if (this.records == null) {
-				this.records = RestoredRecords.of(this.topology.get());
-			}
-			return this.records;
-		}
-
-		@Override
-		public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {
-			records().onRestoreStart(partition, storeName, startingOffset, endingOffset);
-		}
-
-		@Override
-		public void onBatchRestored(TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {
-			records().onBatchRestored(partition, storeName, batchEndOffset, numRestored);
-		}
-
-		@Override
-		public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
-			records().onRestoreEnd(partition, storeName, totalRestored);
-		}
+		private volatile RestoreCounter counter;
 
 	}
 

@@ -4,6 +4,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import org.apache.kafka.streams.processor.TaskId;
 
 import static org.awaitility.Awaitility.await;
 
@@ -94,16 +98,29 @@ public final class CountingApplication {
 	 */
 	public void loadAndSettle(TrackingProducer producer, int keysPerTask, Duration markerInterval,
 			StreamsInstance... instances) {
+		loadAndSettle(producer, keysPerTask, markerInterval,
+				() -> StreamsInstance.allRunning(instances) ? StreamsInstance.activeTasksOf(instances) : Set.of());
+	}
+
+	/**
+	 * As {@link #loadAndSettle(TrackingProducer, int, StreamsInstance...)}, for instances the test kit did not launch
+	 * (Spring applications).
+	 * @param producer the application's producer
+	 * @param keysPerTask state records per task
+	 * @param markerInterval the pause between two rounds of markers: a stall is measured to within it
+	 * @param activeTasks the tasks the instances run, empty unless every instance is running
+	 */
+	public void loadAndSettle(TrackingProducer producer, int keysPerTask, Duration markerInterval,
+			Supplier<Set<TaskId>> activeTasks) {
 		await("instances running every task").atMost(Duration.ofMinutes(1))
-			.until(() -> StreamsInstance.allRunning(instances)
-					&& StreamsInstance.activeTasksOf(instances).size() == this.partitions);
+			.until(() -> activeTasks.get().size() == this.partitions);
 		producer.load(this.partitions, keysPerTask, 1);
 		ExactCountVerifier.assertExactCounts(this.broker.bootstrapServers(), output(), producer.acknowledgedCounts(),
 				countingTime(keysPerTask));
 		producer.startMarkers(this.partitions, markerInterval);
 		await("markers flowing").atMost(Duration.ofSeconds(30))
-			.until(() -> StreamsInstance.allRunning(instances) && this.gapMeter
-				.allProcessedSince(StreamsInstance.activeTasksOf(instances), Instant.now().minusMillis(300)));
+			.until(() -> this.gapMeter.allProcessedSince(activeTasks.get(), Instant.now().minusMillis(300))
+					&& activeTasks.get().size() == this.partitions);
 	}
 
 	/**

@@ -104,16 +104,31 @@ public final class CountingTopology {
 		return addTo(builder, input, output, instance, gapMeter, new SlowCalls());
 	}
 
-	private static KStream<String, String> addTo(StreamsBuilder builder, String input, String output,
-			String instance, GapMeter gapMeter, SlowCalls slowCalls) {
-		KStream<String, String> stream = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()));
-		stream.processValues(() -> new MarkerProbe(instance, gapMeter, slowCalls))
+	/**
+	 * The counting of an input stream made elsewhere (a Spring Cloud Stream function), without its output topic.
+	 * @param input the input stream
+	 * @param instance the instance's name, reported with markers
+	 * @param gapMeter where markers are reported
+	 * @return every key's latest count
+	 */
+	public static KStream<String, Long> countsOf(KStream<String, String> input, String instance, GapMeter gapMeter) {
+		return countsOf(input, instance, gapMeter, new SlowCalls());
+	}
+
+	private static KStream<String, Long> countsOf(KStream<String, String> input, String instance, GapMeter gapMeter,
+			SlowCalls slowCalls) {
+		return input.processValues(() -> new MarkerProbe(instance, gapMeter, slowCalls))
 			.groupByKey()
 			.count(Materialized.<String, Long>as(Stores.persistentKeyValueStore(STORE))
 				.withKeySerde(Serdes.String())
 				.withValueSerde(Serdes.Long()))
-			.toStream()
-			.to(output, Produced.with(Serdes.String(), Serdes.Long()));
+			.toStream();
+	}
+
+	private static KStream<String, String> addTo(StreamsBuilder builder, String input, String output,
+			String instance, GapMeter gapMeter, SlowCalls slowCalls) {
+		KStream<String, String> stream = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()));
+		countsOf(stream, instance, gapMeter, slowCalls).to(output, Produced.with(Serdes.String(), Serdes.Long()));
 		return stream;
 	}
 
