@@ -8,7 +8,6 @@ import org.apache.kafka.streams.KafkaStreams;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -27,10 +26,12 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * and control topic, main consumers that can be asked to rebalance and that leave the group when they close),
  * configured by {@link IncrementalRebalanceProperties}. A leaving instance refuses traffic; once it drained, the
  * application context closes ({@code incremental-rebalance.on-drained=shutdown}, the default).
+ * <p>
+ * Not conditional on a factory bean: Spring Cloud Stream's Kafka Streams binder registers one per function after
+ * auto-configuration's conditions ran. A context that has none once refreshed is told so at WARN.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
-@ConditionalOnBean(StreamsBuilderFactoryBean.class)
 @ConditionalOnBooleanProperty(name = "incremental-rebalance.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IncrementalRebalanceProperties.class)
 public final class IncrementalRebalanceAutoConfiguration {
@@ -58,6 +59,12 @@ public final class IncrementalRebalanceAutoConfiguration {
 			ObjectProvider<KafkaStreamsCustomizer> applicationCustomizers, ObjectProvider<MemberRuntimes> runtimes,
 			ObjectProvider<MemberRuntimeCustomizer> customizers) {
 		return new MemberRuntimeWiring(settings, applicationSupplier, applicationCustomizers, runtimes, customizers);
+	}
+
+	@Bean
+	NothingWiredWarning incrementalRebalanceNothingWiredWarning(ConfigurableApplicationContext context,
+			MemberRuntimes runtimes) {
+		return new NothingWiredWarning(context, runtimes);
 	}
 
 	@Bean

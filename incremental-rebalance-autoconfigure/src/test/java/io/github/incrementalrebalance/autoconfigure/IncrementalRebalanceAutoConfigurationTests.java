@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -51,6 +53,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
@@ -654,8 +657,33 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffWithoutKafkaStreamsEnabled() {
-		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class));
+	void withoutAFactoryBeanOnceRefreshedSaysNothingIsWired() {
+		try (LogCapture log = LogCapture.of(NothingWiredWarning.class)) {
+			this.contextRunner.run((context) -> assertThat(log.messages(Level.WARN)).singleElement()
+				.asString()
+				.startsWith("incremental-rebalance wired no Kafka Streams")
+				.contains("incremental-rebalance.enabled=false"));
+		}
+		try (LogCapture log = LogCapture.of(NothingWiredWarning.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+				.run((context) -> assertThat(log.messages(Level.WARN)).isEmpty());
+		}
+	}
+
+	/**
+	 * Spring Cloud Stream's Kafka Streams binder makes a factory bean per function while singletons are created, long
+	 * after auto-configuration's conditions ran: it registers a bean definition, applies every configurer, then gets
+	 * the bean.
+	 */
+	@Test
+	void factoryBeanRegisteredAfterAutoConfigurationAsTheBinderDoesIsWired() {
+		this.contextRunner.withUserConfiguration(LateFactoryBeanConfiguration.class).run((context) -> {
+			assertThat(context.getBean(MemberRuntimes.class).byFactoryBean()).containsOnlyKeys("stream-builder-process");
+			assertThat(factoryBean(context, "stream-builder-process").getStreamsConfiguration())
+				.containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
+			RecordingSupplier passed = new RecordingSupplier();
+			assertThat(buildStreams(context, "stream-builder-process", passed).rebalanceTrigger()).isPresent();
+		});
 	}
 
 	@Test
@@ -735,6 +763,42 @@ class IncrementalRebalanceAutoConfigurationTests {
 							"localhost:9092", "learner.rebalance.trigger", "conservative")));
 			factoryBean.setAutoStartup(false);
 			return factoryBean;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LateFactoryBeanConfiguration {
+
+		@Bean
+		LateFactoryBeanRegistrar lateFactoryBeanRegistrar(GenericApplicationContext context,
+				ObjectProvider<StreamsBuilderFactoryBeanConfigurer> configurers) {
+			return new LateFactoryBeanRegistrar(context, configurers);
+		}
+
+	}
+
+	static class LateFactoryBeanRegistrar implements InitializingBean {
+
+		private final GenericApplicationContext context;
+
+		private final ObjectProvider<StreamsBuilderFactoryBeanConfigurer> configurers;
+
+		LateFactoryBeanRegistrar(GenericApplicationContext context,
+				ObjectProvider<StreamsBuilderFactoryBeanConfigurer> configurers) {
+			this.context = context;
+			this.configurers = configurers;
+		}
+
+		@Override
+		public void afterPropertiesSet() {
+			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
+					Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "process-app", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+							"localhost:9092")));
+			factoryBean.setAutoStartup(false);
+			this.context.registerBean("stream-builder-process", StreamsBuilderFactoryBean.class, () -> factoryBean);
+			this.configurers.orderedStream().forEach((configurer) -> configurer.configure(factoryBean));
+			this.context.getBean("&stream-builder-process");
 		}
 
 	}
