@@ -9,7 +9,8 @@ import org.springframework.context.ApplicationContext;
 
 /**
  * A leaving instance refuses traffic, so Kubernetes takes it out of its Service while it drains; it accepts again
- * once every member is stable (a cancelled leave).
+ * once every member is stable (a cancelled leave). An instance running several Kafka Streams applications refuses
+ * only once none of them stays: one application's leave does not take the others' interactive queries away.
  */
 class LeavingReadiness implements MemberRuntimeCustomizer {
 
@@ -28,7 +29,7 @@ class LeavingReadiness implements MemberRuntimeCustomizer {
 	}
 
 	private void publish(MemberState state) {
-		if (state == MemberState.LEAVING) {
+		if (state == MemberState.LEAVING && !this.runtimes.anyIs(MemberState.STABLE)) {
 			AvailabilityChangeEvent.publish(this.context, ReadinessState.REFUSING_TRAFFIC);
 		}
 		else if (state == MemberState.STABLE && this.runtimes.allAre(MemberState.STABLE)) {

@@ -42,6 +42,15 @@ public class MemberRuntimes implements DisposableBean {
 		return all().stream().allMatch((runtime) -> runtime.state() == state);
 	}
 
+	/**
+	 * Whether any member is in a state.
+	 * @param state the state
+	 * @return true when one is
+	 */
+	public boolean anyIs(MemberState state) {
+		return all().stream().anyMatch((runtime) -> runtime.state() == state);
+	}
+
 	@Override
 	public void destroy() {
 		all().forEach(MemberRuntime::close);

@@ -107,15 +107,19 @@ public class RebalanceEndpoint {
 	 * {@link #MOST_WAIT}
 	 * @param force leave even when no other member of the group would stay
 	 * @param instanceId the member to ask, on any instance of the group; this instance's members when absent
+	 * @param applicationId the Kafka Streams application whose group is asked, when this instance runs several; all of
+	 * them when absent
 	 * @return the outcome, with the members' state or why the leave was refused
 	 */
 	@WriteOperation
 	public LeaveResult leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
-			@Nullable Boolean force, @Nullable String instanceId) {
+			@Nullable Boolean force, @Nullable String instanceId, @Nullable String applicationId) {
 		Optional<Duration> bound;
 		Optional<Duration> waitFor;
 		String member;
+		List<MemberRuntime> asked;
 		try {
+			asked = applications(applicationId);
 			bound = duration("timeout", timeout);
 			waitFor = duration("wait", wait);
 			if (waitFor.filter((limit) -> limit.compareTo(MOST_WAIT) > 0).isPresent()) {
@@ -131,10 +135,11 @@ public class RebalanceEndpoint {
 		boolean started = false;
 		try {
 			if (member != null) {
-				started = forEachApplicationOf(member, (runtime) -> runtime.leaveOf(member, bound, "endpoint", forced));
+				started = forEachApplicationOf(asked, member,
+						(runtime) -> runtime.leaveOf(member, bound, "endpoint", forced));
 			}
 			else {
-				for (MemberRuntime runtime : this.runtimes.all()) {
+				for (MemberRuntime runtime : asked) {
 					started |= runtime.leave(bound, "endpoint", forced);
 				}
 			}
@@ -145,7 +150,7 @@ public class RebalanceEndpoint {
 		catch (LeaveOutcomeUnknownException ex) {
 			return unknown(ex);
 		}
-		waitFor.ifPresent(this::awaitDrained);
+		waitFor.ifPresent((limit) -> awaitDrained(asked, limit));
 		return new LeaveResult(started ? LeaveResult.Outcome.STARTED : LeaveResult.Outcome.ALREADY_LEAVING, members(),
 				null, null);
 	}
@@ -158,13 +163,18 @@ public class RebalanceEndpoint {
 	 * {@link #CANCEL_ANSWER_WAIT} when absent
 	 * @param instanceId the member whose leave to cancel, on any instance of the group; this instance's members when
 	 * absent
+	 * @param applicationId the Kafka Streams application whose leave to cancel, when this instance runs several; all
+	 * of them when absent
 	 * @return the outcome, with the members' state
 	 */
 	@DeleteOperation
-	public LeaveResult cancel(@Selector Action action, @Nullable String wait, @Nullable String instanceId) {
+	public LeaveResult cancel(@Selector Action action, @Nullable String wait, @Nullable String instanceId,
+			@Nullable String applicationId) {
 		String member;
 		Duration answerWait;
+		List<MemberRuntime> asked;
 		try {
+			asked = applications(applicationId);
 			member = instanceIdOf(instanceId);
 			answerWait = duration("wait", wait).orElse(CANCEL_ANSWER_WAIT);
 			if (answerWait.compareTo(MOST_WAIT) > 0) {
@@ -177,7 +187,7 @@ public class RebalanceEndpoint {
 		}
 		List<LeaveCancel.Result> results = new ArrayList<>();
 		try {
-			for (MemberRuntime runtime : this.runtimes.all()) {
+			for (MemberRuntime runtime : asked) {
 				if (member != null) {
 					runtime.cancelLeaveOf(member, answerWait).ifPresent(results::add);
 				}
@@ -212,12 +222,31 @@ public class RebalanceEndpoint {
 	}
 
 	/**
+	 * The applications a request names: one by its id, or all of this instance's.
+	 */
+	private List<MemberRuntime> applications(@Nullable String applicationId) {
+		List<MemberRuntime> all = this.runtimes.all();
+		if (applicationId == null) {
+			return all;
+		}
+		List<MemberRuntime> named = all.stream().filter((runtime) -> runtime.applicationId().equals(applicationId))
+			.toList();
+		if (named.isEmpty()) {
+			throw new IllegalArgumentException("applicationId '" + applicationId + "' is not an application of this "
+					+ "instance: use one of " + all.stream().map(MemberRuntime::applicationId).toList()
+					+ ", or none for all of them");
+		}
+		return named;
+	}
+
+	/**
 	 * Ask each application's group that has the member; refused as unknown only when none has it.
 	 */
-	private boolean forEachApplicationOf(String instanceId, Predicate<MemberRuntime> ask) {
+	private static boolean forEachApplicationOf(List<MemberRuntime> runtimes, String instanceId,
+			Predicate<MemberRuntime> ask) {
 		boolean asked = false;
 		LeaveRefusedException unknown = null;
-		for (MemberRuntime runtime : this.runtimes.all()) {
+		for (MemberRuntime runtime : runtimes) {
 			try {
 				asked |= ask.test(runtime);
 			}
@@ -228,7 +257,7 @@ public class RebalanceEndpoint {
 				unknown = ex;
 			}
 		}
-		if (!asked && unknown != null && this.runtimes.all().stream()
+		if (!asked && unknown != null && runtimes.stream()
 			.noneMatch((runtime) -> runtime.controlView().plans().stream()
 				.anyMatch((plan) -> plan.instanceId().equals(instanceId)))) {
 			throw unknown;
@@ -253,9 +282,9 @@ public class RebalanceEndpoint {
 		return LeaveResult.refused(LeaveResult.Outcome.UNKNOWN, "unknown", ex.getMessage());
 	}
 
-	private void awaitDrained(Duration limit) {
+	private static void awaitDrained(List<MemberRuntime> runtimes, Duration limit) {
 		long until = System.nanoTime() + limit.toNanos();
-		while (System.nanoTime() - until < 0 && this.runtimes.all().stream()
+		while (System.nanoTime() - until < 0 && runtimes.stream()
 			.anyMatch((runtime) -> runtime.state() != MemberState.STABLE && runtime.state() != MemberState.CLOSED)) {
 			LockSupport.parkNanos(WAIT_STEP.toNanos());
 		}

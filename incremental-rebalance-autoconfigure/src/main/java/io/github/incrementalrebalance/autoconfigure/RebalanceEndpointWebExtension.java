@@ -23,7 +23,8 @@ import org.springframework.core.io.Resource;
  * answered within the request's {@code wait} (10 s unless given), 409 when nothing was leaving or the member had left
  * (or was handing over) when the cancel came ({@code left-first}, with how it left), 503 when the cancel cannot be
  * written or its outcome is unknown.
- * Both take an {@code instanceId} to act on another member of the group.
+ * Both take an {@code instanceId} to act on another member of the group, and an {@code applicationId} to act in one
+ * of the Kafka Streams applications this instance runs (all of them when absent).
  */
 @EndpointWebExtension(endpoint = RebalanceEndpoint.class)
 public class RebalanceEndpointWebExtension {
@@ -54,14 +55,14 @@ public class RebalanceEndpointWebExtension {
 
 	@WriteOperation
 	public WebEndpointResponse<Object> leave(@Selector Action action, @Nullable String timeout, @Nullable String wait,
-			@Nullable Boolean force, @Nullable String instanceId) {
-		return response(this.endpoint.leave(action, timeout, wait, force, instanceId));
+			@Nullable Boolean force, @Nullable String instanceId, @Nullable String applicationId) {
+		return response(this.endpoint.leave(action, timeout, wait, force, instanceId, applicationId));
 	}
 
 	@DeleteOperation
 	public WebEndpointResponse<Object> cancel(@Selector Action action, @Nullable String wait,
-			@Nullable String instanceId) {
-		return response(this.endpoint.cancel(action, wait, instanceId));
+			@Nullable String instanceId, @Nullable String applicationId) {
+		return response(this.endpoint.cancel(action, wait, instanceId, applicationId));
 	}
 
 	private static WebEndpointResponse<Object> response(LeaveResult result) {
