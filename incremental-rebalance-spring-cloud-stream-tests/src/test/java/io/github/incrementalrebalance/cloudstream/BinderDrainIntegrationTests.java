@@ -1,0 +1,116 @@
+package io.github.incrementalrebalance.cloudstream;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.incrementalrebalance.member.DrainOutcome;
+import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasks;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.member;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.restoredRecords;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Three instances of a Spring Cloud Stream Kafka Streams binder application on a real broker, the starter on the
+ * class path and nothing else wired: one is asked to leave over HTTP, as an operator asks, and hands its tasks to warm
+ * learners on the other two.
+ */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
+class BinderDrainIntegrationTests {
+
+	private static final String APPLICATION = "binder-app";
+
+	private static final int PARTITIONS = 6;
+
+	private static final int ACCEPTABLE_LAG = 100;
+
+	/** The longest a moved task may stall at a 500 ms heartbeat, as for an application of the starter's own. */
+	private static final Duration STALL_BOUND = Duration.ofSeconds(1);
+
+	@RegisterExtension
+	static final KafkaBroker broker = KafkaBroker.shared();
+
+	@TempDir
+	Path stateRoot;
+
+	private final ActuatorClient actuator = new ActuatorClient();
+
+	@Test
+	void oneOfThreeBinderInstancesAskedOverHttpDrainsThroughWarmLearners() throws Exception {
+		CountingApplication run = new CountingApplication(broker, APPLICATION, PARTITIONS);
+		try (TrackingProducer producer = run.producer();
+				ConfigurableApplicationContext a = start("a", run);
+				ConfigurableApplicationContext b = start("b", run);
+				ConfigurableApplicationContext c = start("c", run)) {
+			run.loadAndSettle(producer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
+					() -> union(activeTasks(a, APPLICATION), activeTasks(b, APPLICATION), activeTasks(c, APPLICATION)));
+			Set<TaskId> ofB = activeTasks(b, APPLICATION);
+			assertThat(ofB).isNotEmpty();
+			MemberRuntime leaving = member(b, APPLICATION);
+			Instant askedAt = Instant.now();
+
+			HttpResponse<String> leave = this.actuator.leave(b, "{}");
+
+			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
+			await("b drained and closed").atMost(Duration.ofMinutes(2))
+				.until(() -> leaving.state() == MemberState.CLOSED);
+			await("a and c run every task").atMost(Duration.ofMinutes(1))
+				.until(() -> union(activeTasks(a, APPLICATION), activeTasks(c, APPLICATION)).size() == PARTITIONS
+						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
+			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+				assertThat(outcome.tasksMovedCold()).isZero();
+			});
+			for (TaskId task : ofB) {
+				long restored = restoredRecords(a, APPLICATION).restoredInto(task)
+						+ restoredRecords(c, APPLICATION).restoredInto(task);
+				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
+			}
+			GapMeter.Gap stall = run.gapMeter().longestGapOf(ofB, askedAt, Instant.now());
+			System.out.printf("Binder application: b's moved tasks stalled %d ms at most (%s)%n",
+					stall.length().toMillis(), stall);
+			assertThat(stall.length()).as("longest stall of b's tasks").isLessThanOrEqualTo(STALL_BOUND);
+			await("a survivor's group view says how b left").atMost(Duration.ofSeconds(30))
+				.until(() -> this.actuator.get(a, "/actuator/rebalance/group").body(),
+						(body) -> body.contains("\"instanceId\":\"b\"") && body.contains("\"outcome\":\"drained\""));
+			assertThat(b.isActive()).as("on-drained=shutdown: b's context closed once drained").isFalse();
+			run.verifyCounts(producer);
+		}
+	}
+
+	private ConfigurableApplicationContext start(String instance, CountingApplication run) {
+		return CountingBinderApplication.start(broker, instance, this.stateRoot, Map.of("process", run),
+				"spring.cloud.stream.kafka.streams.binder.configuration.acceptable.recovery.lag=" + ACCEPTABLE_LAG);
+	}
+
+	@SafeVarargs
+	private static Set<TaskId> union(Set<TaskId>... sets) {
+		Set<TaskId> all = new HashSet<>();
+		for (Set<TaskId> set : sets) {
+			all.addAll(set);
+		}
+		return all;
+	}
+
+}

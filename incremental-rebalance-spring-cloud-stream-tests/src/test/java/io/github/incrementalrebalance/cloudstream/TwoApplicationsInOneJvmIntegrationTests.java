@@ -1,0 +1,160 @@
+package io.github.incrementalrebalance.cloudstream;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.incrementalrebalance.member.DrainOutcome;
+import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.TestTags;
+import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasks;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.member;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.restoredRecords;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two Kafka Streams applications in one JVM, two functions of one binder application with an application id each
+ * (orders and audit), on three instances x, y and z: one application of z is asked to leave by its id while its other
+ * application keeps running there; then y shuts down as on SIGTERM and drains both of its applications.
+ */
+@Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
+class TwoApplicationsInOneJvmIntegrationTests {
+
+	private static final String ORDERS = "scs-orders";
+
+	private static final String AUDIT = "scs-audit";
+
+	private static final int PARTITIONS = 4;
+
+	private static final int ACCEPTABLE_LAG = 100;
+
+	@RegisterExtension
+	static final KafkaBroker broker = KafkaBroker.shared();
+
+	@TempDir
+	Path stateRoot;
+
+	private final ActuatorClient actuator = new ActuatorClient();
+
+	@Test
+	void oneApplicationLeavesByItsIdWhileTheOtherRunsOnAndAShutdownDrainsBoth() throws Exception {
+		CountingApplication orders = new CountingApplication(broker, ORDERS, PARTITIONS);
+		CountingApplication audit = new CountingApplication(broker, AUDIT, PARTITIONS);
+		Map<String, CountingApplication> both = Map.of("process", orders, "audit", audit);
+		try (TrackingProducer ordersProducer = orders.producer();
+				TrackingProducer auditProducer = audit.producer();
+				ConfigurableApplicationContext x = start("x", both);
+				ConfigurableApplicationContext y = start("y", both);
+				ConfigurableApplicationContext z = start("z", both)) {
+			List<ConfigurableApplicationContext> all = List.of(x, y, z);
+			orders.loadAndSettle(ordersProducer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
+					() -> tasksOf(ORDERS, all));
+			audit.loadAndSettle(auditProducer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
+					() -> tasksOf(AUDIT, all));
+
+			HttpResponse<String> unknown = this.actuator.leave(z, "{\"applicationId\":\"payments\"}");
+			assertThat(unknown.statusCode()).isEqualTo(400);
+			assertThat(unknown.body()).contains("applicationId 'payments' is not an application of this instance")
+				.contains(ORDERS)
+				.contains(AUDIT);
+			assertThat(member(z, ORDERS).state()).as("a bad request changes nothing").isEqualTo(MemberState.STABLE);
+
+			Set<TaskId> auditOfZ = activeTasks(z, AUDIT);
+			HttpResponse<String> leave = this.actuator.leave(z, "{\"applicationId\":\"" + ORDERS + "\"}");
+
+			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
+			MemberRuntime ordersOfZ = member(z, ORDERS);
+			await("z's orders drained and closed").atMost(Duration.ofMinutes(2))
+				.until(() -> ordersOfZ.state() == MemberState.CLOSED);
+			assertThat(ordersOfZ.drainOutcome()).hasValueSatisfying(
+					(outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED));
+			await("x and y run every task of orders").atMost(Duration.ofMinutes(1))
+				.until(() -> tasksOf(ORDERS, List.of(x, y)).size() == PARTITIONS);
+			assertThat(member(z, AUDIT).state()).as("z's audit stays").isEqualTo(MemberState.STABLE);
+			assertThat(z.isActive()).as("z runs on: one of its applications left").isTrue();
+			assertThat(z.getBean(ApplicationAvailability.class).getReadinessState())
+				.as("z still serves its audit's queries").isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+			Instant afterLeave = Instant.now();
+			await("z's audit tasks keep processing").atMost(Duration.ofSeconds(30))
+				.until(() -> activeTasks(z, AUDIT).equals(auditOfZ)
+						&& audit.gapMeter().allProcessedSince(auditOfZ, afterLeave));
+
+			Set<TaskId> ordersOfY = activeTasks(y, ORDERS);
+			Set<TaskId> auditOfY = activeTasks(y, AUDIT);
+			List<MemberRuntime> ofY = List.of(member(y, ORDERS), member(y, AUDIT));
+			List<MemberState> ordersStates = statesOf(ofY.get(0));
+			List<MemberState> auditStates = statesOf(ofY.get(1));
+
+			y.close();
+
+			assertThat(ordersStates).as("y's orders drained before its Kafka Streams closed")
+				.containsExactly(MemberState.LEAVING, MemberState.DRAINED, MemberState.CLOSED);
+			assertThat(auditStates).as("y's audit drained before its Kafka Streams closed")
+				.containsExactly(MemberState.LEAVING, MemberState.DRAINED, MemberState.CLOSED);
+			assertThat(ofY).allSatisfy((leaver) -> assertThat(
+					leaver.drainOutcome()).hasValueSatisfying((outcome) -> {
+						assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+						assertThat(outcome.tasksMovedCold()).isZero();
+					}));
+			await("x runs every task of orders, x and z every task of audit").atMost(Duration.ofMinutes(1))
+				.until(() -> activeTasks(x, ORDERS).size() == PARTITIONS
+						&& tasksOf(AUDIT, List.of(x, z)).size() == PARTITIONS);
+			assertThat(ordersOfY).as("y's orders tasks, restored on x at promotion")
+				.allSatisfy((task) -> assertThat(restoredRecords(x, ORDERS).restoredInto(task)).as("task %s", task)
+					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
+			assertThat(auditOfY).as("y's audit tasks, restored on x or z at promotion")
+				.allSatisfy((task) -> assertThat(restoredRecords(x, AUDIT).restoredInto(task)
+						+ restoredRecords(z, AUDIT).restoredInto(task)).as("task %s", task)
+					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
+			orders.verifyCounts(ordersProducer);
+			audit.verifyCounts(auditProducer);
+		}
+	}
+
+	private ConfigurableApplicationContext start(String instance, Map<String, CountingApplication> applications) {
+		return CountingBinderApplication.start(broker, instance, this.stateRoot, applications,
+				"spring.cloud.stream.kafka.streams.binder.configuration.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
+				"incremental-rebalance.drain-on-shutdown=true", "incremental-rebalance.scale-down-timeout=30s");
+	}
+
+	private static Set<TaskId> tasksOf(String applicationId, List<ConfigurableApplicationContext> instances) {
+		Set<TaskId> tasks = new HashSet<>();
+		for (ConfigurableApplicationContext instance : instances) {
+			Set<TaskId> ofInstance = activeTasks(instance, applicationId);
+			if (ofInstance.isEmpty()) {
+				return Set.of();
+			}
+			tasks.addAll(ofInstance);
+		}
+		return tasks;
+	}
+
+	private static List<MemberState> statesOf(MemberRuntime runtime) {
+		List<MemberState> states = new CopyOnWriteArrayList<>();
+		runtime.addStateListener(states::add);
+		return states;
+	}
+
+}
