@@ -1,0 +1,21 @@
+package io.github.incrementalrebalance.autoconfigure;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Says which Spring Boot the starter needs, and the ways out, in place of a stack trace.
+ */
+final class UnsupportedSpringBootFailureAnalyzer extends AbstractFailureAnalyzer<UnsupportedSpringBootException> {
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, UnsupportedSpringBootException cause) {
+		return new FailureAnalysis("incremental-rebalance-starter runs on Spring Boot 4.0 and 4.1 (spring-kafka 4.0 and "
+				+ "4.1); this application runs Spring Boot " + cause.version() + ", whose modules would be mixed with "
+				+ "Spring Boot 4's on its class path.",
+				"Upgrade the application to Spring Boot 4.0 or 4.1, or remove incremental-rebalance-starter. Spring "
+						+ "Boot 3 is not supported (see the supported stacks in the project's documentation).",
+				cause);
+	}
+
+}
