@@ -2,14 +2,20 @@ package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 
 import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -20,24 +26,39 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * Readiness that means warm ({@code incremental-rebalance.warm-readiness=true}): the application's availability
  * reports it refusing traffic until every member start of this instance holds its share with its state, so that a
  * rollout (a Deployment's {@code maxSurge}) stops an old pod only once the new one is warm. Replaces Boot's
- * {@link ApplicationAvailability}, which it extends; an application that defines its own keeps it, and readiness then
- * means started.
+ * {@link ApplicationAvailability}, which it extends; an application that defines its own keeps it, readiness then
+ * means started, and a WARN at start says so.
  */
 @AutoConfiguration(before = ApplicationAvailabilityAutoConfiguration.class)
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
 @ConditionalOnBooleanProperty("incremental-rebalance.warm-readiness")
 public final class WarmReadinessAutoConfiguration {
 
+	private static final Logger logger = LoggerFactory.getLogger(WarmReadinessAutoConfiguration.class);
+
 	/** How long after its start a member counts as warm anyway when the setting is absent. */
 	static final Duration DEFAULT_BOUND = Duration.ofMinutes(10);
 
 	@Bean
+	@ConditionalOnMissingBean(ApplicationAvailability.class)
 	WarmReadinessAvailability applicationAvailability(ObjectProvider<MemberRuntimes> runtimes, Environment environment) {
 		Duration bound = Binder.get(environment)
 			.bind("incremental-rebalance.warm-readiness-timeout", Duration.class)
 			.orElse(DEFAULT_BOUND);
 		return new WarmReadinessAvailability(new WarmReadiness(
 				() -> runtimes.getIfAvailable(MemberRuntimes::new).all(), bound, Clock.systemUTC()));
+	}
+
+	@Bean
+	static SmartInitializingSingleton warmReadinessReplacedWarning(ListableBeanFactory beans) {
+		return () -> {
+			Map<String, ApplicationAvailability> availabilities = beans.getBeansOfType(ApplicationAvailability.class);
+			if (availabilities.values().stream().noneMatch(WarmReadinessAvailability.class::isInstance)) {
+				logger.warn("incremental-rebalance.warm-readiness=true, but the application defines its own "
+						+ "ApplicationAvailability ({}): readiness means started, not warm. Remove that bean to have "
+						+ "warm readiness", availabilities.keySet());
+			}
+		};
 	}
 
 }
