@@ -49,7 +49,7 @@ class CommandLineJarIT {
 	 * with an ETA, after which the test holds them until it releases them, so no learner is ready before the cancel
 	 * however long the commands, each a JVM of its own, take on a busy machine (a ready learner would drain b).
 	 */
-	private final RestoreThrottle throttle = RestoreThrottle.of(200);
+	private final RestoreThrottle throttle = RestoreThrottle.of(50);
 
 	@TempDir
 	Path stateRoot;
@@ -67,7 +67,7 @@ class CommandLineJarIT {
 			StreamsInstance a = start(launcher, "a");
 			StreamsInstance b = start(launcher, "b");
 			StreamsInstance c = start(launcher, "c");
-			run.loadAndSettle(producer, 20_000, a, b, c);
+			run.loadAndSettle(producer, 5_000, a, b, c);
 			assertThat(Files.list(this.workingDirectory)).as("a clean directory").isEmpty();
 
 			Result version = jar("--version");

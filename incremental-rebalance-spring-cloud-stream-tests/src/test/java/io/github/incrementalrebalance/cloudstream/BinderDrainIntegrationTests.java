@@ -39,13 +39,15 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.CLIENT_LINE)
 class BinderDrainIntegrationTests {
 
-	private static final String APPLICATION = "binder-app";
-
 	private static final int PARTITIONS = 6;
 
 	private static final int ACCEPTABLE_LAG = 100;
 
-	/** The longest a moved task may stall at a 500 ms heartbeat, as for an application of the starter's own. */
+	/**
+	 * The longest a moved task may stall at a 500 ms heartbeat, as for an application of the starter's own: held in
+	 * CI's timing stage, alone on the machine; under the build's parallel test JVMs a hand-over takes up to three
+	 * times as long.
+	 */
 	private static final Duration STALL_BOUND = Duration.ofSeconds(1);
 
 	@RegisterExtension
@@ -58,16 +60,34 @@ class BinderDrainIntegrationTests {
 
 	@Test
 	void oneOfThreeBinderInstancesAskedOverHttpDrainsThroughWarmLearners() throws Exception {
-		CountingApplication run = new CountingApplication(broker, APPLICATION, PARTITIONS);
+		Duration stall = drainOneOfThree("binder-app");
+		System.out.printf("Binder application: b's moved tasks stalled %d ms at most%n", stall.toMillis());
+	}
+
+	@Test
+	@Tag(TestTags.TIMING)
+	void aBinderApplicationsMovedTasksStallUnderASecond() throws Exception {
+		Duration stall = drainOneOfThree("binder-timed");
+		System.out.printf("Binder application, alone: b's moved tasks stalled %d ms at most (bound %d ms)%n",
+				stall.toMillis(), STALL_BOUND.toMillis());
+		assertThat(stall).as("longest stall of b's tasks").isLessThanOrEqualTo(STALL_BOUND);
+	}
+
+	/**
+	 * b asked to leave over HTTP, drained: its tasks moved warm, nothing counted twice or lost.
+	 * @return the longest stall of b's tasks
+	 */
+	private Duration drainOneOfThree(String application) throws Exception {
+		CountingApplication run = new CountingApplication(broker, application, PARTITIONS);
 		try (TrackingProducer producer = run.producer();
 				ConfigurableApplicationContext a = start("a", run);
 				ConfigurableApplicationContext b = start("b", run);
 				ConfigurableApplicationContext c = start("c", run)) {
 			run.loadAndSettle(producer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
-					() -> union(activeTasks(a, APPLICATION), activeTasks(b, APPLICATION), activeTasks(c, APPLICATION)));
-			Set<TaskId> ofB = activeTasks(b, APPLICATION);
+					() -> union(activeTasks(a, application), activeTasks(b, application), activeTasks(c, application)));
+			Set<TaskId> ofB = activeTasks(b, application);
 			assertThat(ofB).isNotEmpty();
-			MemberRuntime leaving = member(b, APPLICATION);
+			MemberRuntime leaving = member(b, application);
 			Instant askedAt = Instant.now();
 
 			HttpResponse<String> leave = this.actuator.leave(b, "{}");
@@ -76,26 +96,24 @@ class BinderDrainIntegrationTests {
 			await("b drained and closed").atMost(Duration.ofMinutes(2))
 				.until(() -> leaving.state() == MemberState.CLOSED);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
-				.until(() -> union(activeTasks(a, APPLICATION), activeTasks(c, APPLICATION)).size() == PARTITIONS
+				.until(() -> union(activeTasks(a, application), activeTasks(c, application)).size() == PARTITIONS
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
 				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
 				assertThat(outcome.tasksMovedCold()).isZero();
 			});
 			for (TaskId task : ofB) {
-				long restored = restoredRecords(a, APPLICATION).restoredInto(task)
-						+ restoredRecords(c, APPLICATION).restoredInto(task);
+				long restored = restoredRecords(a, application).restoredInto(task)
+						+ restoredRecords(c, application).restoredInto(task);
 				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
 			GapMeter.Gap stall = run.gapMeter().longestGapOf(ofB, askedAt, Instant.now());
-			System.out.printf("Binder application: b's moved tasks stalled %d ms at most (%s)%n",
-					stall.length().toMillis(), stall);
-			assertThat(stall.length()).as("longest stall of b's tasks").isLessThanOrEqualTo(STALL_BOUND);
 			await("a survivor's group view says how b left").atMost(Duration.ofSeconds(30))
 				.until(() -> this.actuator.get(a, "/actuator/rebalance/group").body(),
 						(body) -> body.contains("\"instanceId\":\"b\"") && body.contains("\"outcome\":\"drained\""));
 			assertThat(b.isActive()).as("on-drained=shutdown: b's context closed once drained").isFalse();
 			run.verifyCounts(producer);
+			return stall.length();
 		}
 	}
 

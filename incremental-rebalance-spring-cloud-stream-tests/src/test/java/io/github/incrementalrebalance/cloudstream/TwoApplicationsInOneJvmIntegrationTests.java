@@ -39,7 +39,6 @@ import static org.awaitility.Awaitility.await;
  * application keeps running there; then y shuts down as on SIGTERM and drains both of its applications.
  */
 @Tag(TestTags.BROKER)
-@Tag(TestTags.CLIENT_LINE)
 class TwoApplicationsInOneJvmIntegrationTests {
 
 	private static final String ORDERS = "scs-orders";
