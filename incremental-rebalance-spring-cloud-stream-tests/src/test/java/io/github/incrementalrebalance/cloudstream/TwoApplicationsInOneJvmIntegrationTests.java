@@ -39,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * application keeps running there; then y shuts down as on SIGTERM and drains both of its applications.
  */
 @Tag(TestTags.BROKER)
+@Tag(TestTags.CLIENT_LINE)
 class TwoApplicationsInOneJvmIntegrationTests {
 
 	private static final String ORDERS = "scs-orders";
@@ -81,16 +82,30 @@ class TwoApplicationsInOneJvmIntegrationTests {
 			assertThat(member(z, ORDERS).state()).as("a bad request changes nothing").isEqualTo(MemberState.STABLE);
 
 			Set<TaskId> auditOfZ = activeTasks(z, AUDIT);
+			Set<TaskId> ordersOfZ = activeTasks(z, ORDERS);
+			Instant askedAt = Instant.now();
 			HttpResponse<String> leave = this.actuator.leave(z, "{\"applicationId\":\"" + ORDERS + "\"}");
 
 			assertThat(leave.statusCode()).as(leave.body()).isEqualTo(202);
-			MemberRuntime ordersOfZ = member(z, ORDERS);
+			MemberRuntime leaving = member(z, ORDERS);
 			await("z's orders drained and closed").atMost(Duration.ofMinutes(2))
-				.until(() -> ordersOfZ.state() == MemberState.CLOSED);
-			assertThat(ordersOfZ.drainOutcome()).hasValueSatisfying(
-					(outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED));
+				.until(() -> leaving.state() == MemberState.CLOSED);
+			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
+				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
+				assertThat(outcome.tasksMovedCold()).isZero();
+			});
 			await("x and y run every task of orders").atMost(Duration.ofMinutes(1))
-				.until(() -> tasksOf(ORDERS, List.of(x, y)).size() == PARTITIONS);
+				.until(() -> tasksOf(ORDERS, List.of(x, y)).size() == PARTITIONS
+						&& orders.gapMeter().allProcessedSince(ordersOfZ, Instant.now().minusMillis(300)));
+			assertThat(ordersOfZ).as("z's orders tasks, restored on x or y at promotion")
+				.allSatisfy((task) -> assertThat(restoredRecords(x, ORDERS).restoredInto(task)
+						+ restoredRecords(y, ORDERS).restoredInto(task)).as("task %s", task)
+					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
+			System.out.printf("Binder application: z's moved tasks stalled %d ms at most%n",
+					orders.gapMeter().longestGap(ordersOfZ, askedAt, Instant.now()).toMillis());
+			await("a survivor's group view says how z left").atMost(Duration.ofSeconds(30))
+				.until(() -> this.actuator.get(x, "/actuator/rebalance/group").body(),
+						(body) -> body.contains("\"instanceId\":\"z\"") && body.contains("\"outcome\":\"drained\""));
 			assertThat(member(z, AUDIT).state()).as("z's audit stays").isEqualTo(MemberState.STABLE);
 			assertThat(z.isActive()).as("z runs on: one of its applications left").isTrue();
 			assertThat(z.getBean(ApplicationAvailability.class).getReadinessState())
