@@ -40,7 +40,9 @@ public class RebalanceMetrics implements MeterBinder {
 	@Override
 	public void bindTo(MeterRegistry registry) {
 		for (MemberRuntime runtime : this.runtimes.all()) {
-			Tags tags = Tags.of("application.id", runtime.applicationId());
+			// the member's own instance id: a pod's, as stable as the scrape target, and what the endpoint and logs name
+			Tags tags = Tags.of("application.id", runtime.applicationId(), "instance.id",
+					runtime.identity().instanceId());
 			for (TaskRole role : TaskRole.values()) {
 				Gauge.builder("kafka.streams.rebalance.tasks", runtime,
 						(member) -> member.tasks().stream().filter((task) -> task.role() == role).count())

@@ -122,7 +122,7 @@ class AlertRulesIntegrationTests {
 		after.forEach((series, value) -> text.append("      - series: '").append(series).append("'\n        values: '")
 			.append(format(quiet.get(series))).append("x4 ").append(format(value)).append("x10'\n"));
 		Map<String, Map<String, String>> firing = new TreeMap<>();
-		firing.put("IncrementalRebalanceDrainStalled", Map.of("application_id", APPLICATION, "instance", "a"));
+		firing.put("IncrementalRebalanceDrainStalled", Map.of("application_id", APPLICATION, "instance_id", "a"));
 		firing.put("IncrementalRebalanceLeaveNotDrained",
 				Map.of("application_id", APPLICATION, "outcome", "forced", "reason", "deadline-passed"));
 		firing.put("IncrementalRebalanceTasksMovedCold", Map.of("application_id", APPLICATION));

@@ -205,14 +205,15 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
 			exportedSeries(prometheusOfA.scrape(), exported);
 			assertThat(prometheusOfB.scrape()).as("every end counted from 0, the first one an increase")
-				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\","
+				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
 						+ "outcome=\"forced\",reason=\"deadline-passed\"} 0.0");
 			await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
 				.until(() -> prometheusOfB.scrape().contains("reason=\"learners-ready\"} 1.0"));
 			assertThat(prometheusOfB.scrape()).as("b's scrape")
-				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\","
+				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
 						+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
-				.contains("kafka_streams_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\"} 0.0")
+				.contains("kafka_streams_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
+						+ "instance_id=\"b\"} 0.0")
 				.as("no tag names the leaver: a pod's name would add series at every rollout")
 				.doesNotContain("member=\"a\"");
 			assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")

@@ -17,6 +17,7 @@ import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -73,6 +74,12 @@ class TwoApplicationsInOneJvmIntegrationTests {
 					() -> tasksOf(ORDERS, all));
 			audit.loadAndSettle(auditProducer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
 					() -> tasksOf(AUDIT, all));
+
+			MeterRegistry meters = z.getBean(MeterRegistry.class);
+			assertThat(List.of(ORDERS, AUDIT)).as("meters of each application, named by the member").allSatisfy(
+					(applicationId) -> assertThat(meters.find("kafka.streams.rebalance.tasks")
+						.tags("application.id", applicationId, "instance.id", "z", "state", "active")
+						.gauge()).isNotNull().satisfies((gauge) -> assertThat(gauge.value()).isPositive()));
 
 			HttpResponse<String> unknown = this.actuator.leave(z, "{\"applicationId\":\"payments\"}");
 			assertThat(unknown.statusCode()).isEqualTo(400);
