@@ -12,6 +12,7 @@ import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.planner.RebalancingMode;
+import io.github.incrementalrebalance.planner.StartId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +34,8 @@ class WarmReadiness {
 
 	private final Clock clock;
 
-	/** The member starts found warm, or past the bound: instance id and incarnation. */
-	private final Set<String> warm = ConcurrentHashMap.newKeySet();
+	/** The member starts found warm, or past the bound. */
+	private final Set<StartId> warm = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * @param runtimes this instance's members
@@ -56,7 +57,7 @@ class WarmReadiness {
 
 	private boolean warm(MemberRuntime runtime) {
 		MemberIdentity identity = runtime.identity();
-		String start = identity.instanceId() + "/" + identity.incarnation();
+		StartId start = new StartId(identity.instanceId(), identity.incarnation());
 		if (this.warm.contains(start)) {
 			return true;
 		}

@@ -19,6 +19,7 @@ import io.github.incrementalrebalance.planner.LearnerPlanner;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.PlannerSettings;
+import io.github.incrementalrebalance.planner.StartId;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.streams.StreamsConfig;
@@ -239,8 +240,8 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 		return !tasksByStart(before).equals(tasksByStart(plan.members().values()));
 	}
 
-	private static Map<String, List<Set<TaskId>>> tasksByStart(Collection<MemberPlan> plans) {
-		return plans.stream().collect(Collectors.toMap((member) -> member.instanceId() + "/" + member.incarnation(),
+	private static Map<StartId, List<Set<TaskId>>> tasksByStart(Collection<MemberPlan> plans) {
+		return plans.stream().collect(Collectors.toMap((member) -> new StartId(member.instanceId(), member.incarnation()),
 				(member) -> List.of(member.active(), member.standbyTasks()), (first, second) -> first));
 	}
 

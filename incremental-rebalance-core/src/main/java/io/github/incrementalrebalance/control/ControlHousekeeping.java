@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.planner.Plan;
+import io.github.incrementalrebalance.planner.StartId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +32,9 @@ final class ControlHousekeeping {
 
 	private final Duration goneFor;
 
-	private final Set<String> warnedStale = ConcurrentHashMap.newKeySet();
+	private final Set<StartId> warnedStale = ConcurrentHashMap.newKeySet();
 
-	private final Map<String, Instant> absentSince = new ConcurrentHashMap<>();
+	private final Map<StartId, Instant> absentSince = new ConcurrentHashMap<>();
 
 	/**
 	 * @param reader the control topic as read
@@ -84,7 +85,7 @@ final class ControlHousekeeping {
 			}
 			String current = incarnations.get(leave.instanceId());
 			if (current != null && !current.equals(leave.incarnation())
-					&& this.warnedStale.add(startOf(leave.instanceId(), leave.incarnation()))) {
+					&& this.warnedStale.add(new StartId(leave.instanceId(), leave.incarnation()))) {
 				logger.warn("Ignoring the leave request of {} for its start {}: it runs start {} now (restarted "
 						+ "since); ask it again to drain it", leave.instanceId(), leave.incarnation(), current);
 			}
@@ -92,26 +93,22 @@ final class ControlHousekeeping {
 	}
 
 	private List<String> leavesOfLongGoneMembers(Plan plan, Instant now) {
-		Set<String> present = plan.members()
+		Set<StartId> present = plan.members()
 			.values()
 			.stream()
-			.map((member) -> startOf(member.instanceId(), member.incarnation()))
+			.map((member) -> new StartId(member.instanceId(), member.incarnation()))
 			.collect(Collectors.toSet());
 		List<LeaveRecord> leaves = this.reader.view().leaveRecordsOfEveryStart();
-		Set<String> absent = leaves.stream()
-			.map((leave) -> startOf(leave.instanceId(), leave.incarnation()))
+		Set<StartId> absent = leaves.stream()
+			.map((leave) -> new StartId(leave.instanceId(), leave.incarnation()))
 			.filter((start) -> !present.contains(start))
 			.collect(Collectors.toSet());
 		this.absentSince.keySet().retainAll(absent);
 		absent.forEach((start) -> this.absentSince.putIfAbsent(start, now));
 		return leaves.stream().filter((leave) -> {
-			Instant since = this.absentSince.get(startOf(leave.instanceId(), leave.incarnation()));
+			Instant since = this.absentSince.get(new StartId(leave.instanceId(), leave.incarnation()));
 			return since != null && since.plus(this.goneFor).isBefore(now);
 		}).map(LeaveRecord::key).toList();
-	}
-
-	private static String startOf(String instanceId, String incarnation) {
-		return instanceId + "/" + incarnation;
 	}
 
 }

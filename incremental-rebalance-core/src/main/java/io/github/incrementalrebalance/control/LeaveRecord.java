@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.incrementalrebalance.planner.LeaveRequest;
+import io.github.incrementalrebalance.planner.StartId;
 
 /**
  * {@code leave/<instance-id>/<incarnation>}: one start of an instance was asked to leave, or that leave was cancelled.
@@ -105,7 +106,7 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	}
 
 	public static String keyOf(String instanceId, String incarnation) {
-		return KEY_PREFIX + instanceId + "/" + incarnation;
+		return KEY_PREFIX + new StartId(instanceId, incarnation);
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.control;
 import java.util.Objects;
 
 import io.github.incrementalrebalance.planner.MemberPlan;
+import io.github.incrementalrebalance.planner.StartId;
 
 /**
  * {@code plan/<instance-id>/<incarnation>}: what the last assignment planned for one start of a member. One record per
@@ -43,7 +44,7 @@ public record PlanRecord(MemberPlan plan, int generation) implements ControlReco
 	 * @return {@code plan/<instance-id>/<incarnation>}
 	 */
 	public static String keyOf(String instanceId, String incarnation) {
-		return KEY_PREFIX + instanceId + "/" + incarnation;
+		return KEY_PREFIX + new StartId(instanceId, incarnation);
 	}
 
 	@Override

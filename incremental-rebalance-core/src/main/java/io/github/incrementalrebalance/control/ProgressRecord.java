@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.github.incrementalrebalance.planner.StartId;
+
 /**
  * {@code progress/<instance-id>/<incarnation>}: how far the learners of one start of a member are, written by the
  * member itself every progress interval while the plan gives it learners, and deleted (a tombstone) when it has none
@@ -36,7 +38,7 @@ public record ProgressRecord(String instanceId, String incarnation, Instant at, 
 	 * @return {@code progress/<instance-id>/<incarnation>}
 	 */
 	public static String keyOf(String instanceId, String incarnation) {
-		return KEY_PREFIX + instanceId + "/" + incarnation;
+		return KEY_PREFIX + new StartId(instanceId, incarnation);
 	}
 
 	@Override

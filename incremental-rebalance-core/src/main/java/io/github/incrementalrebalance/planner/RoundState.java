@@ -138,11 +138,11 @@ final class RoundState {
 			this.mayTakeWork.addAll(group.members());
 		}
 		if (!group.lastPlan().isEmpty()) {
-			Map<String, ProcessId> byStart = new HashMap<>();
-			group.members().forEach((member) -> byStart.put(member.instanceId() + "/" + member.incarnation(),
+			Map<StartId, ProcessId> byStart = new HashMap<>();
+			group.members().forEach((member) -> byStart.put(new StartId(member.instanceId(), member.incarnation()),
 					member.processId()));
 			for (MemberPlan plan : group.lastPlan()) {
-				ProcessId member = byStart.get(plan.instanceId() + "/" + plan.incarnation());
+				ProcessId member = byStart.get(new StartId(plan.instanceId(), plan.incarnation()));
 				if (member != null) {
 					plan.active().forEach((task) -> this.plannedOwner.put(task, member));
 					plan.learning().keySet().forEach((task) -> this.plannedLearner.put(task, member));
