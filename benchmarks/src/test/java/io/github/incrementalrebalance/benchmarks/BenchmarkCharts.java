@@ -32,6 +32,9 @@ final class BenchmarkCharts {
 	/** The steady-state benchmark's result file name, before its group timings. */
 	static final String STEADY_STATE = "steady-state";
 
+	/** The prefix of the chaos runs' reports, which share the results directory. */
+	private static final String CHAOS = "chaos-";
+
 	private BenchmarkCharts() {
 	}
 
@@ -41,11 +44,17 @@ final class BenchmarkCharts {
 	 * @param charts where the charts go, {@code <scenario>.png}
 	 * @return the charts drawn
 	 */
+	/**
+	 * Availability runs have a chart per scenario; the steady state has its own, the chaos runs none.
+	 */
+	private static boolean isAvailabilityRun(String fileName) {
+		return !fileName.startsWith(STEADY_STATE) && !fileName.startsWith(CHAOS);
+	}
+
 	static List<Path> draw(Path results, Path charts) {
 		Map<String, List<ResultsJson.Run>> byScenario = new LinkedHashMap<>();
 		try (Stream<Path> files = Files.list(results)) {
-			files.filter((file) -> file.toString().endsWith(".json")
-					&& !file.getFileName().toString().startsWith(STEADY_STATE))
+			files.filter((file) -> file.toString().endsWith(".json") && isAvailabilityRun(file.getFileName().toString()))
 				.sorted()
 				.map(ResultsJson::read)
 				.forEach((run) -> byScenario.computeIfAbsent(chartOf(run), (key) -> new ArrayList<>()).add(run));

@@ -81,6 +81,15 @@ class BenchmarkSmokeTests {
 		assertThat(image.getWidth()).isEqualTo(800);
 	}
 
+	/**
+	 * The charts of the committed results draw: a results file of a new kind in that directory must not break them.
+	 */
+	@Test
+	void theCommittedResultsDrawTheirCharts() {
+		List<Path> charts = BenchmarkCharts.draw(Path.of("results"), this.stateRoot.resolve("committed-charts"));
+		assertThat(charts).isNotEmpty().allSatisfy((chart) -> assertThat(chart).isRegularFile());
+	}
+
 	@Test
 	void scaleUpHarnessMeasuresLearnersMovingTasksToANewInstance() {
 		BenchmarkGroup.Settings settings = new BenchmarkGroup.Settings(3, 2_000, 0, 100, false);
