@@ -4,7 +4,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasks;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasksOf;
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.member;
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.restoredRecords;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,7 +66,7 @@ class BinderDrainIntegrationTests {
 				ConfigurableApplicationContext b = start("b", run);
 				ConfigurableApplicationContext c = start("c", run)) {
 			run.loadAndSettle(producer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
-					() -> union(activeTasks(a, application), activeTasks(b, application), activeTasks(c, application)));
+					() -> activeTasksOf(application, a, b, c));
 			Set<TaskId> ofB = activeTasks(b, application);
 			assertThat(ofB).isNotEmpty();
 			MemberRuntime leaving = member(b, application);
@@ -78,7 +78,7 @@ class BinderDrainIntegrationTests {
 			await("b drained and closed").atMost(Duration.ofMinutes(2))
 				.until(() -> leaving.state() == MemberState.CLOSED);
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
-				.until(() -> union(activeTasks(a, application), activeTasks(c, application)).size() == PARTITIONS
+				.until(() -> activeTasksOf(application, a, c).size() == PARTITIONS
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
 				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
@@ -104,15 +104,6 @@ class BinderDrainIntegrationTests {
 	private ConfigurableApplicationContext start(String instance, CountingApplication run) {
 		return CountingBinderApplication.start(broker, instance, this.stateRoot, Map.of("process", run),
 				"spring.cloud.stream.kafka.streams.binder.configuration.acceptable.recovery.lag=" + ACCEPTABLE_LAG);
-	}
-
-	@SafeVarargs
-	private static Set<TaskId> union(Set<TaskId>... sets) {
-		Set<TaskId> all = new HashSet<>();
-		for (Set<TaskId> set : sets) {
-			all.addAll(set);
-		}
-		return all;
 	}
 
 }

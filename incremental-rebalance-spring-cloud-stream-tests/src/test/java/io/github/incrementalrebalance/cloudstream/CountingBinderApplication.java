@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.cloudstream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -137,6 +138,21 @@ class CountingBinderApplication {
 					.map((task) -> task.taskId())
 					.collect(Collectors.toSet())
 				: Set.of();
+	}
+
+	/**
+	 * The tasks some instances' application runs together, or none unless each of them is running.
+	 */
+	static Set<TaskId> activeTasksOf(String applicationId, ConfigurableApplicationContext... instances) {
+		Set<TaskId> tasks = new HashSet<>();
+		for (ConfigurableApplicationContext instance : instances) {
+			Set<TaskId> ofInstance = activeTasks(instance, applicationId);
+			if (ofInstance.isEmpty()) {
+				return Set.of();
+			}
+			tasks.addAll(ofInstance);
+		}
+		return tasks;
 	}
 
 	static RestoredRecords restoredRecords(ConfigurableApplicationContext context, String applicationId) {

@@ -4,7 +4,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +28,7 @@ import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasks;
+import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.activeTasksOf;
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.member;
 import static io.github.incrementalrebalance.cloudstream.CountingBinderApplication.restoredRecords;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,11 +69,10 @@ class TwoApplicationsInOneJvmIntegrationTests {
 				ConfigurableApplicationContext x = start("x", both);
 				ConfigurableApplicationContext y = start("y", both);
 				ConfigurableApplicationContext z = start("z", both)) {
-			List<ConfigurableApplicationContext> all = List.of(x, y, z);
 			orders.loadAndSettle(ordersProducer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
-					() -> tasksOf(ORDERS, all));
+					() -> activeTasksOf(ORDERS, x, y, z));
 			audit.loadAndSettle(auditProducer, 20 * ACCEPTABLE_LAG, TrackingProducer.MARKER_INTERVAL,
-					() -> tasksOf(AUDIT, all));
+					() -> activeTasksOf(AUDIT, x, y, z));
 
 			MeterRegistry meters = z.getBean(MeterRegistry.class);
 			assertThat(List.of(ORDERS, AUDIT)).as("meters of each application, named by the member").allSatisfy(
@@ -102,7 +101,7 @@ class TwoApplicationsInOneJvmIntegrationTests {
 				assertThat(outcome.tasksMovedCold()).isZero();
 			});
 			await("x and y run every task of orders").atMost(Duration.ofMinutes(1))
-				.until(() -> tasksOf(ORDERS, List.of(x, y)).size() == PARTITIONS
+				.until(() -> activeTasksOf(ORDERS, x, y).size() == PARTITIONS
 						&& orders.gapMeter().allProcessedSince(ordersOfZ, Instant.now().minusMillis(300)));
 			assertThat(ordersOfZ).as("z's orders tasks, restored on x or y at promotion")
 				.allSatisfy((task) -> assertThat(restoredRecords(x, ORDERS).restoredInto(task)
@@ -141,7 +140,7 @@ class TwoApplicationsInOneJvmIntegrationTests {
 					}));
 			await("x runs every task of orders, x and z every task of audit").atMost(Duration.ofMinutes(1))
 				.until(() -> activeTasks(x, ORDERS).size() == PARTITIONS
-						&& tasksOf(AUDIT, List.of(x, z)).size() == PARTITIONS);
+						&& activeTasksOf(AUDIT, x, z).size() == PARTITIONS);
 			assertThat(ordersOfY).as("y's orders tasks, restored on x at promotion")
 				.allSatisfy((task) -> assertThat(restoredRecords(x, ORDERS).restoredInto(task)).as("task %s", task)
 					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
@@ -158,18 +157,6 @@ class TwoApplicationsInOneJvmIntegrationTests {
 		return CountingBinderApplication.start(broker, instance, this.stateRoot, applications,
 				"spring.cloud.stream.kafka.streams.binder.configuration.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
 				"incremental-rebalance.drain-on-shutdown=true", "incremental-rebalance.scale-down-timeout=30s");
-	}
-
-	private static Set<TaskId> tasksOf(String applicationId, List<ConfigurableApplicationContext> instances) {
-		Set<TaskId> tasks = new HashSet<>();
-		for (ConfigurableApplicationContext instance : instances) {
-			Set<TaskId> ofInstance = activeTasks(instance, applicationId);
-			if (ofInstance.isEmpty()) {
-				return Set.of();
-			}
-			tasks.addAll(ofInstance);
-		}
-		return tasks;
 	}
 
 	private static List<MemberState> statesOf(MemberRuntime runtime) {
