@@ -9,17 +9,23 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
@@ -28,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
@@ -46,8 +53,9 @@ class ThreeBrokerDrainIntegrationTests {
 	/** Eight times the acceptable lag: a task moved cold restores far more than a warm learner may. */
 	private static final int KEYS_PER_TASK = 4_000;
 
+	/** With the fault proxy in front of every broker, for the chaos run's faults; the drains here go direct. */
 	@RegisterExtension
-	static final KafkaBroker cluster = KafkaBroker.threeBrokers();
+	static final KafkaBroker cluster = KafkaBroker.threeBrokersWithFaultProxy();
 
 	@TempDir
 	Path stateRoot;
@@ -106,6 +114,31 @@ class ThreeBrokerDrainIntegrationTests {
 				}
 			}
 			group.assertHandedOverWarm();
+		}
+	}
+
+	/**
+	 * What the chaos run's network faults stand on: a client that bootstraps through the proxy is told every broker at
+	 * the proxy's ports, and a cut of its client id takes it off every broker until healed.
+	 */
+	@Test
+	void aClientThroughTheProxyReachesEveryBrokerThroughItAndACutTakesItOffAll() throws Exception {
+		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+				cluster.proxiedBootstrapServers(), AdminClientConfig.CLIENT_ID_CONFIG, "through-the-proxy"))) {
+			assertThat(admin.describeCluster().nodes().get()).extracting((node) -> node.host() + ":" + node.port())
+				.containsExactlyInAnyOrderElementsOf(cluster.proxy().addresses());
+			try (FaultProxy.Fault cut = cluster.proxy().cut(FaultProxy.clientsStartingWith("through-the-proxy"))) {
+				for (int broker = 0; broker < 3; broker++) {
+					DescribeConfigsOptions shortly = new DescribeConfigsOptions().timeoutMs(2_000);
+					ConfigResource config = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(broker));
+					assertThatExceptionOfType(ExecutionException.class)
+						.as("broker %d, cut", broker)
+						.isThrownBy(() -> admin.describeConfigs(List.of(config), shortly).all().get())
+						.withCauseInstanceOf(TimeoutException.class);
+				}
+			}
+			ConfigResource healed = new ConfigResource(ConfigResource.Type.BROKER, "2");
+			assertThat(admin.describeConfigs(List.of(healed)).all().get()).containsKey(healed);
 		}
 	}
 

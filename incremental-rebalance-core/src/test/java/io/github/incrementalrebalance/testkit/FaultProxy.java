@@ -29,7 +29,8 @@ import java.util.function.Predicate;
  * clients of a member while its Kafka Streams clients go on, or cut a whole member by its client id prefix.
  * <p>
  * Clients bootstrap through it and stay on it only when the broker advertises it: {@link KafkaBroker#withFaultProxy()}
- * gives the broker a listener advertised at the proxy. Used alone, it is a bootstrap address that comes up after the
+ * gives the broker a listener advertised at the proxy. In front of a cluster the proxy has a port per broker, and a
+ * fault hits the named clients' connections to every broker. Used alone, it is a bootstrap address that comes up after the
  * application started ({@link #open()}): the clients then talk to the broker's own address.
  * <p>
  * Threads: faults are applied and healed by the test's thread; each connection has a thread per direction that reads
@@ -37,11 +38,7 @@ import java.util.function.Predicate;
  */
 public final class FaultProxy implements AutoCloseable {
 
-	private final int port;
-
-	private final String targetHost;
-
-	private final int targetPort;
+	private final List<Route> routes;
 
 	private final List<Connection> connections = new CopyOnWriteArrayList<>();
 
@@ -54,8 +51,6 @@ public final class FaultProxy implements AutoCloseable {
 	/** Notified whenever a fault heals or the proxy closes, so that held bytes move again. */
 	private final Object healed = new Object();
 
-	private volatile ServerSocket server;
-
 	private volatile boolean closed;
 
 	/**
@@ -63,10 +58,15 @@ public final class FaultProxy implements AutoCloseable {
 	 * @param target where to forward to, {@code host:port}
 	 */
 	public FaultProxy(String target) {
-		int colon = target.lastIndexOf(':');
-		this.targetHost = target.substring(0, colon);
-		this.targetPort = Integer.parseInt(target.substring(colon + 1));
-		this.port = freePort();
+		this(List.of(target));
+	}
+
+	/**
+	 * A proxy with a free local port for each target (the brokers of a cluster), not listening until {@link #open()}.
+	 * @param targets where each port forwards to, {@code host:port}
+	 */
+	public FaultProxy(List<String> targets) {
+		this.routes = targets.stream().map(Route::to).toList();
 	}
 
 	static int freePort() {
@@ -80,10 +80,27 @@ public final class FaultProxy implements AutoCloseable {
 
 	/**
 	 * The address to give clients; nothing listens there until {@link #open()}.
-	 * @return {@code localhost:port}
+	 * @return {@code localhost:port} of the first target's port
 	 */
 	public String address() {
-		return "localhost:" + this.port;
+		return address(0);
+	}
+
+	/**
+	 * The address that forwards to one of the targets.
+	 * @param target the target's place in the list the proxy was made with
+	 * @return {@code localhost:port}
+	 */
+	public String address(int target) {
+		return "localhost:" + this.routes.get(target).port;
+	}
+
+	/**
+	 * The address of each target, in the order the proxy was made with.
+	 * @return {@code localhost:port} of each
+	 */
+	public List<String> addresses() {
+		return this.routes.stream().map((route) -> "localhost:" + route.port).toList();
 	}
 
 	/**
@@ -91,16 +108,18 @@ public final class FaultProxy implements AutoCloseable {
 	 * @return this proxy
 	 */
 	public FaultProxy open() {
-		try {
-			ServerSocket listening = new ServerSocket();
-			listening.setReuseAddress(true);
-			listening.bind(new InetSocketAddress("localhost", this.port));
-			this.server = listening;
+		for (Route route : this.routes) {
+			try {
+				ServerSocket listening = new ServerSocket();
+				listening.setReuseAddress(true);
+				listening.bind(new InetSocketAddress("localhost", route.port));
+				route.server = listening;
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			daemon("fault-proxy-" + route.port, () -> accept(route));
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		daemon("fault-proxy-" + this.port, this::accept);
 		return this;
 	}
 
@@ -169,12 +188,12 @@ public final class FaultProxy implements AutoCloseable {
 		return (clientId) -> clientId.startsWith(prefix);
 	}
 
-	private void accept() {
-		ServerSocket listening = this.server;
+	private void accept(Route route) {
+		ServerSocket listening = route.server;
 		while (!listening.isClosed()) {
 			try {
 				Socket client = listening.accept();
-				daemon("fault-proxy-connect", () -> connect(client));
+				daemon("fault-proxy-connect", () -> connect(client, route));
 			}
 			catch (IOException ex) {
 				// closed
@@ -186,13 +205,13 @@ public final class FaultProxy implements AutoCloseable {
 	 * Read the connection's first request for its client id, then forward it both ways. A target that refuses, or a
 	 * client that closes first, leaves the client with a closed connection.
 	 */
-	private void connect(Socket client) {
+	private void connect(Socket client, Route route) {
 		try {
 			DataInputStream in = new DataInputStream(client.getInputStream());
 			int size = in.readInt();
 			byte[] first = new byte[size];
 			in.readFully(first);
-			Connection connection = new Connection(client, new Socket(this.targetHost, this.targetPort),
+			Connection connection = new Connection(client, new Socket(route.targetHost, route.targetPort),
 					clientIdOf(first));
 			this.clientIds.add(connection.clientId);
 			if (this.faults.stream().anyMatch((fault) -> fault.kind == Kind.CUT && connection.hit(fault))) {
@@ -225,9 +244,10 @@ public final class FaultProxy implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		ServerSocket listening = this.server;
-		if (listening != null) {
-			closeQuietly(listening);
+		for (Route route : this.routes) {
+			if (route.server != null) {
+				closeQuietly(route.server);
+			}
 		}
 		for (Connection connection : this.connections) {
 			connection.close();
@@ -250,6 +270,31 @@ public final class FaultProxy implements AutoCloseable {
 		catch (Exception ex) {
 			// closing anyway
 		}
+	}
+
+	/**
+	 * A port of the proxy and the target it forwards to.
+	 */
+	private static final class Route {
+
+		private final int port = freePort();
+
+		private final String targetHost;
+
+		private final int targetPort;
+
+		private volatile ServerSocket server;
+
+		private Route(String targetHost, int targetPort) {
+			this.targetHost = targetHost;
+			this.targetPort = targetPort;
+		}
+
+		static Route to(String target) {
+			int colon = target.lastIndexOf(':');
+			return new Route(target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)));
+		}
+
 	}
 
 	private enum Kind {

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -146,6 +147,15 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	/**
+	 * {@link #threeBrokers()} with a {@link FaultProxy} in front of every broker: each broker has a second listener,
+	 * advertised at its own port of the proxy, and a fault hits the named clients' links to every broker.
+	 * @return the cluster, not started
+	 */
+	public static KafkaBroker threeBrokersWithFaultProxy() {
+		return new KafkaBroker(List.of(), true, false, SecurityProtocol.PLAINTEXT, true);
+	}
+
+	/**
 	 * The broker every test class of this JVM may share: one start per test JVM instead of one per class. Classes
 	 * that share it keep to groups and topics of their own names.
 	 * @return the shared broker, started by the first class that registers it, never stopped before the JVM exits
@@ -230,6 +240,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			for (int broker = 0; broker < this.racks.size(); broker++) {
 				perBroker.put(broker, Map.of("broker.rack", this.racks.get(broker)));
 			}
+			if (this.proxied && this.replicated) {
+				perBroker.putAll(proxiedListeners());
+			}
 			boolean saslPlaintext = this.protocol == SecurityProtocol.SASL_PLAINTEXT;
 			KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
 				// a directory Kafka's test kit makes itself is deleted in a shutdown hook, under the shared broker,
@@ -256,7 +269,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 				this.certificates.brokerConfig().forEach(builder::setConfigProp);
 				builder.setConfigProp("listener.security.protocol.map", "EXTERNAL:SSL,CONTROLLER:PLAINTEXT");
 			}
-			if (this.proxied) {
+			if (this.proxied && !this.replicated) {
 				// the test kit takes listeners as given; its own two keep their ports chosen at start
 				int proxiedPort = FaultProxy.freePort();
 				this.proxy = new FaultProxy("localhost:" + proxiedPort);
@@ -286,7 +299,26 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	/**
-	 * The proxy in front of a broker {@link #withFaultProxy()}.
+	 * Each broker's listeners: the test kit's own, and one advertised at its port of a proxy in front of them all.
+	 */
+	private Map<Integer, Map<String, String>> proxiedListeners() {
+		List<String> ports = new ArrayList<>();
+		for (int broker = 0; broker < REPLICAS; broker++) {
+			ports.add("localhost:" + FaultProxy.freePort());
+		}
+		this.proxy = new FaultProxy(ports);
+		Map<Integer, Map<String, String>> listeners = new HashMap<>();
+		for (int broker = 0; broker < REPLICAS; broker++) {
+			listeners.put(broker, Map.of("listeners", "EXTERNAL://localhost:0,PROXIED://" + ports.get(broker),
+					"advertised.listeners", "EXTERNAL://localhost:0,PROXIED://" + this.proxy.address(broker),
+					"listener.security.protocol.map", "EXTERNAL:PLAINTEXT,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT"));
+		}
+		return listeners;
+	}
+
+	/**
+	 * The proxy in front of a broker {@link #withFaultProxy()}, or of every broker of
+	 * {@link #threeBrokersWithFaultProxy()}.
 	 * @return the proxy, open once the broker started
 	 */
 	public FaultProxy proxy() {
@@ -297,11 +329,11 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	}
 
 	/**
-	 * Where clients bootstrap to reach the broker through {@link #proxy()} for good.
-	 * @return {@code host:port} of the proxy
+	 * Where clients bootstrap to reach the broker (every broker) through {@link #proxy()} for good.
+	 * @return {@code host:port} of each of the proxy's ports, comma-separated
 	 */
 	public String proxiedBootstrapServers() {
-		return proxy().address();
+		return String.join(",", proxy().addresses());
 	}
 
 	/**
