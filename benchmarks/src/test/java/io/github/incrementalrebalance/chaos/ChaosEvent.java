@@ -29,6 +29,12 @@ enum ChaosEvent {
 	/** An instance shuts down gracefully (SIGTERM): a plain leave of the group, without learners. */
 	CLOSE(1),
 
+	/**
+	 * An instance shuts down gracefully and starts again at once under its instance id with its state directory, as a
+	 * pod restarted in place: a later leave for its earlier start must change nothing.
+	 */
+	RESTART(1),
+
 	/** An instance is killed ({@code kill -9}). */
 	KILL(1),
 
@@ -82,7 +88,13 @@ enum ChaosEvent {
 	 * partition stops for 20 s and starts again (an upgrade, a host that reboots): partitions' leadership moves, and
 	 * with it the group's coordinator when that broker held it. Only on the three-broker cluster.
 	 */
-	BROKER_BOUNCE_DURING_DRAIN(1, false, true);
+	BROKER_BOUNCE_DURING_DRAIN(1, false, true),
+
+	/**
+	 * As {@link #BROKER_BOUNCE_DURING_DRAIN}, the broker stopped being the group's coordinator: every member finds the
+	 * group again on another broker, which loads it from the group's log, mid-drain.
+	 */
+	COORDINATOR_BOUNCE_DURING_DRAIN(1, false, true);
 
 	/** How many instances the event removes at most: the run keeps at least two. */
 	private final int removes;

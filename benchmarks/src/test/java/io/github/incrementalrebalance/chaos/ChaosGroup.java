@@ -36,9 +36,11 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StandaloneMember;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -67,7 +69,8 @@ final class ChaosGroup implements AutoCloseable {
 
 	private final Map<String, StandaloneMember> alive = new LinkedHashMap<>();
 
-	private final Map<String, StandaloneMember> everyMember = new LinkedHashMap<>();
+	/** Every start, those of an instance started again under its name included. */
+	private final List<StandaloneMember> everyStart = new ArrayList<>();
 
 	private final Map<String, String> learnerRebalance = new HashMap<>();
 
@@ -133,7 +136,16 @@ final class ChaosGroup implements AutoCloseable {
 	 * @return its name
 	 */
 	String start() {
-		String name = "m" + (++this.started);
+		return start("m" + (++this.started));
+	}
+
+	/**
+	 * Start an instance under a name and wait until its Kafka Streams runs: a new one, or one stopped before started
+	 * again with its instance id and its state directory, as a pod restarted in place.
+	 * @param name the instance id
+	 * @return the name
+	 */
+	String start(String name) {
 		String trigger = this.random.nextBoolean() ? "eager" : "conservative";
 		Map<String, String> properties = new HashMap<>();
 		properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -159,7 +171,7 @@ final class ChaosGroup implements AutoCloseable {
 			StandaloneMember member = StandaloneMember.launch(bootstrap, APPLICATION_ID, name, this.stateRoot, input(),
 					output(), properties);
 			this.alive.put(name, member);
-			this.everyMember.put(name, member);
+			this.everyStart.add(member);
 			this.learnerRebalance.put(name, trigger);
 			if (!member.awaitRunning(Duration.ofMinutes(2))) {
 				throw new IllegalStateException(name + " did not reach RUNNING within 2 minutes (see "
@@ -214,6 +226,29 @@ final class ChaosGroup implements AutoCloseable {
 	int controlTopicLeader() {
 		return this.broker.leaderOf(LearnerConfig.defaultControlTopic(APPLICATION_ID), 0)
 			.orElseThrow(() -> new IllegalStateException("the control topic has no leader"));
+	}
+
+	/**
+	 * The broker that is the group's coordinator now.
+	 * @return its id
+	 */
+	int coordinator() {
+		try {
+			return this.broker.admin()
+				.describeConsumerGroups(List.of(APPLICATION_ID))
+				.all()
+				.get(10, TimeUnit.SECONDS)
+				.get(APPLICATION_ID)
+				.coordinator()
+				.id();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("the group's coordinator could not be found", ex);
+		}
 	}
 
 	void stopBroker(int id) {
@@ -384,7 +419,7 @@ final class ChaosGroup implements AutoCloseable {
 	 */
 	Map<TaskId, Long> restoredByTask() {
 		Map<TaskId, Long> restored = new TreeMap<>();
-		this.everyMember.values()
+		this.everyStart
 			.forEach((member) -> member.restored().forEach((task, count) -> restored.merge(task, count, Long::sum)));
 		return restored;
 	}
@@ -414,7 +449,8 @@ final class ChaosGroup implements AutoCloseable {
 
 	/**
 	 * What keeps the group from being converged: every instance alive is in the last plan and nothing else is, nobody
-	 * leaves or learns, every task runs, the load is within the balancing factor, the consumer group is stable and
+	 * leaves or learns, every task runs, the load is within the balancing factor, the consumer group is stable with
+	 * Kafka's assignment what the plan says (the plan is what members, the endpoint and the command line show), and
 	 * every task's markers come through.
 	 * @return what is not yet so, empty when converged
 	 */
@@ -424,9 +460,9 @@ final class ChaosGroup implements AutoCloseable {
 			return Optional.of("no plan yet");
 		}
 		List<MemberPlan> plans = currentPlans();
-		List<String> planned = plans.stream().map(MemberPlan::instanceId).sorted().toList();
-		if (!planned.equals(this.alive.keySet().stream().sorted().toList())) {
-			return Optional.of("plan of generation " + epoch.get().generation() + " has " + planned + ", alive are "
+		List<String> inPlan = plans.stream().map(MemberPlan::instanceId).sorted().toList();
+		if (!inPlan.equals(this.alive.keySet().stream().sorted().toList())) {
+			return Optional.of("plan of generation " + epoch.get().generation() + " has " + inPlan + ", alive are "
 					+ this.alive.keySet());
 		}
 		List<String> busy = plans.stream()
@@ -447,9 +483,16 @@ final class ChaosGroup implements AutoCloseable {
 		if (most > BALANCING_FACTOR * least) {
 			return Optional.of("unbalanced: " + most + " against " + least + " tasks");
 		}
-		GroupState state = groupState();
+		Optional<ConsumerGroupDescription> group = describeGroup();
+		GroupState state = group.map(ConsumerGroupDescription::groupState).orElse(GroupState.UNKNOWN);
 		if (state != GroupState.STABLE) {
 			return Optional.of("consumer group " + state);
+		}
+		Map<String, Set<TaskId>> planned = new TreeMap<>();
+		plans.forEach((plan) -> planned.put(plan.instanceId(), new TreeSet<>(plan.active())));
+		Map<String, Set<TaskId>> assigned = assignedByKafka(group.get());
+		if (!assigned.equals(planned)) {
+			return Optional.of("Kafka's assignment " + assigned + " is not the plan's " + planned);
 		}
 		Instant recent = Instant.now().minusSeconds(1);
 		if (!this.gapMeter.allProcessedSince(statefulTasks(), recent)) {
@@ -458,21 +501,42 @@ final class ChaosGroup implements AutoCloseable {
 		return Optional.empty();
 	}
 
+	/**
+	 * The active tasks Kafka gave each instance: the partitions its consumers were assigned, the input's partition p
+	 * being task 0_p and the counts' (the stateless stage's source) 1_p.
+	 */
+	private static Map<String, Set<TaskId>> assignedByKafka(ConsumerGroupDescription group) {
+		Map<String, Set<TaskId>> assigned = new TreeMap<>();
+		for (MemberDescription member : group.members()) {
+			// Kafka Streams names a stream thread's consumer <client.id>-StreamThread-<n>-consumer
+			String instance = member.clientId().substring(0, member.clientId().indexOf("-StreamThread-"));
+			Set<TaskId> tasks = assigned.computeIfAbsent(instance, (name) -> new TreeSet<>());
+			for (TopicPartition partition : member.assignment().topicPartitions()) {
+				int subtopology = partition.topic().equals(input()) ? 0 : 1;
+				tasks.add(new TaskId(subtopology, partition.partition()));
+			}
+		}
+		return assigned;
+	}
+
 	private GroupState groupState() {
+		return describeGroup().map(ConsumerGroupDescription::groupState).orElse(GroupState.UNKNOWN);
+	}
+
+	private Optional<ConsumerGroupDescription> describeGroup() {
 		try {
-			ConsumerGroupDescription group = this.broker.admin()
+			return Optional.of(this.broker.admin()
 				.describeConsumerGroups(List.of(APPLICATION_ID))
 				.all()
 				.get(10, TimeUnit.SECONDS)
-				.get(APPLICATION_ID);
-			return group.groupState();
+				.get(APPLICATION_ID));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return GroupState.UNKNOWN;
+			return Optional.empty();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			return GroupState.UNKNOWN;
+			return Optional.empty();
 		}
 	}
 
@@ -515,7 +579,7 @@ final class ChaosGroup implements AutoCloseable {
 
 	@Override
 	public void close() throws Exception {
-		for (StandaloneMember member : new ArrayList<>(this.everyMember.values())) {
+		for (StandaloneMember member : new ArrayList<>(this.everyStart)) {
 			member.close();
 		}
 		this.watcher.close();

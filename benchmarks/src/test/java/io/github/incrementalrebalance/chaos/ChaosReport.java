@@ -137,8 +137,11 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 	 * {@code ignored} (its start was gone)
 	 * @param reason the member's reason, or the run's
 	 * @param tasksMovedCold stateful tasks that moved without a ready learner
+	 * @param restoredIntoItsTasks records restored at promotion into each stateful task the instance ran when asked,
+	 * during its event: what a {@code drained} leave promises is at most a learner's lag
 	 */
-	record Outcome(String instanceId, String leaveId, String outcome, String reason, int tasksMovedCold) {
+	record Outcome(String instanceId, String leaveId, String outcome, String reason, int tasksMovedCold,
+			Map<String, Long> restoredIntoItsTasks) {
 	}
 
 }

@@ -20,15 +20,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ChaosRun {
 
 	/**
-	 * The members reach it through a proxy that injects faults, when the run has them; or three brokers, which the run
-	 * bounces.
+	 * One broker or three, which the run bounces; the members reach them through a proxy that injects faults, when the
+	 * run has them.
 	 */
 	@RegisterExtension
-	static final KafkaBroker broker = (ChaosSettings.brokersFromSystemProperties() == 3) ? KafkaBroker.threeBrokers()
-			: KafkaBroker.withFaultProxy();
+	static final KafkaBroker broker = cluster();
 
 	@TempDir
 	Path stateRoot;
+
+	private static KafkaBroker cluster() {
+		if (ChaosSettings.brokersFromSystemProperties() == 3) {
+			return ChaosSettings.faultsFromSystemProperties() ? KafkaBroker.threeBrokersWithFaultProxy()
+					: KafkaBroker.threeBrokers();
+		}
+		return KafkaBroker.withFaultProxy();
+	}
 
 	@Test
 	void randomScaleEventsLoseNothingAndEveryLeaveIsAccountedFor() throws Exception {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -39,7 +40,8 @@ final class ChaosRunner {
 	private static final Set<ChaosEvent> WARM_LEAVES = Set.of(ChaosEvent.LEAVE, ChaosEvent.LEAVE_WITH_DEADLINE,
 			ChaosEvent.HOST_SWAP, ChaosEvent.LEAVE_TWICE, ChaosEvent.CUT_DURING_DRAIN,
 			ChaosEvent.SLOW_LEADER_DURING_LEAVE, ChaosEvent.CONTROL_CUT_DURING_DRAIN, ChaosEvent.SHORT_CUT_DURING_DRAIN,
-			ChaosEvent.SLOW_CALL_DURING_LEAVE, ChaosEvent.BROKER_BOUNCE_DURING_DRAIN);
+			ChaosEvent.SLOW_CALL_DURING_LEAVE, ChaosEvent.BROKER_BOUNCE_DURING_DRAIN,
+			ChaosEvent.COORDINATOR_BOUNCE_DURING_DRAIN);
 
 	/**
 	 * Of those, the events in which nothing but the leave moves a task: a member cut off past its session, or a
@@ -179,6 +181,15 @@ final class ChaosRunner {
 					fail(name + " did not exit within a minute of SIGTERM");
 				}
 			}
+			case RESTART -> {
+				String name = pick();
+				this.targets.add(name);
+				remember(name);
+				if (!this.group.terminate(name)) {
+					fail(name + " did not exit within a minute of SIGTERM");
+				}
+				this.group.start(name);
+			}
 			case KILL -> kill(pickOtherThan(this.group.leader()));
 			case KILL_LEADER -> kill(this.group.leader().orElseGet(this::pick));
 			case KILL_DURING_DRAIN -> {
@@ -246,10 +257,11 @@ final class ChaosRunner {
 					holdFault(CONTROL_CUT.dividedBy(2));
 				}
 			}
-			case BROKER_BOUNCE_DURING_DRAIN -> {
+			case BROKER_BOUNCE_DURING_DRAIN, COORDINATOR_BOUNCE_DURING_DRAIN -> {
 				Leave leave = leave(pick(), Optional.empty());
 				awaitLearnersOf(leave, Duration.ofSeconds(30));
-				int bounced = this.group.controlTopicLeader();
+				int bounced = (this.kind == ChaosEvent.BROKER_BOUNCE_DURING_DRAIN) ? this.group.controlTopicLeader()
+						: this.group.coordinator();
 				this.targets.add("broker " + bounced + " down " + BROKER_DOWN.toSeconds() + " s");
 				this.group.stopBroker(bounced);
 				try {
@@ -260,8 +272,11 @@ final class ChaosRunner {
 				}
 			}
 			case LEAVE_GONE -> {
+				// a start whose instance id runs again is the case to get right: the leave names the id that runs
 				List<String> gone = new ArrayList<>(this.goneStarts.keySet());
-				String name = gone.get(this.random.nextInt(gone.size()));
+				List<String> runAgain = gone.stream().filter(this.group::isAlive).toList();
+				List<String> from = runAgain.isEmpty() ? gone : runAgain;
+				String name = from.get(this.random.nextInt(from.size()));
 				this.targets.add(name);
 				LeaveRecord request = this.group.write(LeaveRecord.request(name, this.goneStarts.get(name),
 						Instant.now().truncatedTo(ChronoUnit.MILLIS), Optional.empty(), "chaos"));
@@ -299,6 +314,21 @@ final class ChaosRunner {
 	 * promotion at most what its learner lagged (plus what arrived meanwhile), never its whole state.
 	 */
 	private void checkLeavesOfEvent(List<Leave> ofEvent, Map<TaskId, Long> before, Map<TaskId, Long> after) {
+		checkRunWordsAgainstMembers(ofEvent);
+		long bound = 2 * ChaosGroup.ACCEPTABLE_LAG;
+		for (Leave leave : ofEvent) {
+			Map<String, Long> restored = new TreeMap<>();
+			leave.statefulTasks.forEach((task) -> restored.put(task.toString(),
+					after.getOrDefault(task, 0L) - before.getOrDefault(task, 0L)));
+			leave.restoredIntoItsTasks = restored;
+			restored.forEach((task, records) -> {
+				if ("drained".equals(leave.outcome) && records > bound) {
+					fail("the leave " + leave.request.leaveId() + " of " + leave.instanceId + " ended drained, yet "
+							+ records + " records were restored into its task " + task + " at promotion (a ready "
+							+ "learner lags at most " + ChaosGroup.ACCEPTABLE_LAG + "): " + restored);
+				}
+			});
+		}
 		if (this.kind == ChaosEvent.LEAVE_AND_CANCEL_DURING_CONTROL_CUT) {
 			for (Leave leave : ofEvent) {
 				Optional<LeaveRecord.Ended> ended = this.group.leaveRecord(leave.instanceId)
@@ -321,7 +351,6 @@ final class ChaosRunner {
 		if (!ONLY_THE_LEAVE_MOVES.contains(this.kind)) {
 			return;
 		}
-		long bound = 2 * ChaosGroup.ACCEPTABLE_LAG;
 		after.forEach((task, total) -> {
 			long restored = total - before.getOrDefault(task, 0L);
 			if (restored > bound) {
@@ -329,6 +358,36 @@ final class ChaosRunner {
 						+ "moves tasks (a ready learner lags at most " + ChaosGroup.ACCEPTABLE_LAG + ")");
 			}
 		});
+	}
+
+	/**
+	 * The run's own words for a leave checked against what the members wrote. A member that ended a leave itself
+	 * before the run killed it or asked it again has the last word; a leave of a gone start that a member ended, or
+	 * that took an instance running again under that id out of the plan, fails the run.
+	 */
+	private void checkRunWordsAgainstMembers(List<Leave> ofEvent) {
+		for (Leave leave : ofEvent) {
+			Optional<LeaveRecord.Ended> ended = this.group.leaveRecord(leave.instanceId)
+				.filter((read) -> read.leaveId().equals(leave.request.leaveId()))
+				.flatMap(LeaveRecord::ended);
+			switch (leave.outcome) {
+				case "killed", "replaced" -> ended.ifPresent((byMember) -> leave.end(byMember.outcome(),
+						byMember.reason() + " (ended by the member before the run said " + leave.outcome + ")",
+						byMember.tasksMovedCold()));
+				case "ignored" -> {
+					if (ended.isPresent()) {
+						fail("the leave " + leave.request.leaveId() + " of a gone start of " + leave.instanceId
+								+ " was ended by a member: " + ended.get());
+					}
+					if (this.group.isAlive(leave.instanceId) && !this.group.staysInPlan(leave.instanceId)) {
+						fail("the leave " + leave.request.leaveId() + " of a gone start of " + leave.instanceId
+								+ " took the instance running under that id out of the plan");
+					}
+				}
+				default -> {
+				}
+			}
+		}
 	}
 
 	/**
@@ -491,6 +550,8 @@ final class ChaosRunner {
 
 		private int tasksMovedCold;
 
+		private Map<String, Long> restoredIntoItsTasks = Map.of();
+
 		Leave(String instanceId, LeaveRecord request, Set<TaskId> statefulTasks) {
 			this.instanceId = instanceId;
 			this.request = request;
@@ -505,7 +566,7 @@ final class ChaosRunner {
 
 		ChaosReport.Outcome toOutcome() {
 			return new ChaosReport.Outcome(this.instanceId, this.request.leaveId(), this.outcome, this.reason,
-					this.tasksMovedCold);
+					this.tasksMovedCold, this.restoredIntoItsTasks);
 		}
 
 	}

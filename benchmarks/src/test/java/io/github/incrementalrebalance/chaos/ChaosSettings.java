@@ -64,7 +64,7 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 	 * The settings of a run on demand: {@code -Dchaos.events} (50), {@code -Dchaos.seed} (random),
 	 * {@code -Dchaos.instances} (3), {@code -Dchaos.faults} (true), {@code -Dchaos.heartbeat.ms} (500) and
 	 * {@code -Dchaos.session.ms} (6000; Kafka's defaults are 3000 and 45000), {@code -Dchaos.brokers} (1; 3 runs on the
-	 * three-broker cluster, with broker bounces and without the proxy's faults), {@code -Dchaos.kinds} (every kind; a
+	 * three-broker cluster, with broker bounces, the proxy in front of every broker), {@code -Dchaos.kinds} (every kind; a
 	 * comma-separated list of the words the report uses, e.g. {@code slow-call-during-leave,leave}, to replay one kind
 	 * of event many times). An event may take a few sessions to settle: the bound grows with the session.
 	 * @return the settings
@@ -77,7 +77,7 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 				(seed != null) ? Long.parseLong(seed) : ThreadLocalRandom.current().nextLong(),
 				Integer.getInteger("chaos.instances", 3), 20_000, 5_000, 100,
 				Duration.ofMinutes(3).plus(session.multipliedBy(4)),
-				Boolean.parseBoolean(System.getProperty("chaos.faults", Boolean.toString(brokers == 1))),
+				faultsFromSystemProperties(),
 				Duration.ofMillis(Long.getLong("chaos.heartbeat.ms", 500)), session, brokers,
 				kinds(System.getProperty("chaos.kinds", "")));
 	}
@@ -88,6 +88,14 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 	 */
 	static int brokersFromSystemProperties() {
 		return Integer.getInteger("chaos.brokers", 1);
+	}
+
+	/**
+	 * {@code -Dchaos.faults}: true (the default) or false.
+	 * @return whether the members reach the brokers through the fault proxy
+	 */
+	static boolean faultsFromSystemProperties() {
+		return Boolean.parseBoolean(System.getProperty("chaos.faults", "true"));
 	}
 
 	private static Set<ChaosEvent> kinds(String words) {

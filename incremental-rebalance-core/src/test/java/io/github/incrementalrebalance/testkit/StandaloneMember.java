@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -25,7 +26,8 @@ import static org.awaitility.Awaitility.await;
  * A member of the {@link CountingTopology} application in a JVM of its own, so a test can kill it for real
  * ({@code kill -9}): nothing of it closes, leaves or commits. Started with {@link #launch}; a SIGTERM
  * ({@link #terminate}) closes its Kafka Streams as a graceful shutdown does. It reports the records it restored into
- * its active tasks, and its output goes to {@code <state-dir>/<name>.log}.
+ * its active tasks, and its output goes to {@code <state-dir>/<name>.log} (appended to: a start again under the same
+ * name keeps the log of the one before).
  */
 public final class StandaloneMember implements AutoCloseable {
 
@@ -65,7 +67,8 @@ public final class StandaloneMember implements AutoCloseable {
 		this.name = name;
 		this.process = process;
 		this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-		PrintWriter logFile = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
+		PrintWriter logFile = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+				StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
 		Thread reader = new Thread(() -> {
 			try (BufferedReader lines = new BufferedReader(
 					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)); logFile) {
