@@ -45,10 +45,6 @@ record ChaosSettings(int events, long seed, int instances, int keysPerTask, long
 		if (brokers != 1 && brokers != 3) {
 			throw new IllegalArgumentException("chaos.brokers must be 1 or 3, was " + brokers);
 		}
-		if (brokers == 3 && faults) {
-			throw new IllegalArgumentException("chaos.faults=true needs the fault proxy, which fronts a single broker: "
-					+ "run chaos.brokers=3 with chaos.faults=false");
-		}
 		if (brokers == 1 && kinds.stream().anyMatch(ChaosEvent::cluster)) {
 			throw new IllegalArgumentException("chaos.kinds " + kinds + " names broker bounces, which need "
 					+ "chaos.brokers=3");
