@@ -81,10 +81,7 @@ class DrainOnShutdownIntegrationTests {
 			await("a runs every task").atMost(Duration.ofSeconds(30))
 				.until(() -> running(a) && activeTasks(a).size() == PARTITIONS);
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.STABLE);
-			RestoredRecords restored = CountingBootApplication.restoredRecords(a);
-			assertThat(ofB).as("b's tasks, restored on a at promotion")
-				.allSatisfy((task) -> assertThat(restored.restoredInto(task)).as("task %s", task)
-					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, CountingBootApplication.restoredRecords(a));
 			producer.load(PARTITIONS, 100, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "shutdown-app-output",
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -14,6 +15,7 @@ import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -112,9 +114,9 @@ class ScaleDownIntegrationTests {
 	}
 
 	private static void assertWarm(Set<TaskId> moved, StreamsInstance... to) {
-		assertThat(moved).isNotEmpty().allSatisfy((task) -> assertThat(List.of(to).stream()
-			.mapToLong((instance) -> instance.restoredRecords().restoredInto(task))
-			.sum()).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG));
+		assertThat(moved).isNotEmpty();
+		RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, moved,
+				Arrays.stream(to).map(StreamsInstance::restoredRecords).toArray(RestoredRecords[]::new));
 	}
 
 	private static String run(int expectedStatus, String... command) {

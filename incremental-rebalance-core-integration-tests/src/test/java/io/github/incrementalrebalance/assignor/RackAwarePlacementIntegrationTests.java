@@ -14,6 +14,7 @@ import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -75,10 +76,8 @@ class RackAwarePlacementIntegrationTests {
 				.until(() -> StreamsInstance.planSettled(a1, a2, b1)
 						&& StreamsInstance.activeTasksOf(a1, a2, b1).size() == PARTITIONS
 						&& a1.activeTasks().size() == 2 && a2.activeTasks().size() == 2);
-			for (TaskId task : StreamsInstance.activeTasksOf(a1, a2)) {
-				long restored = a1.restoredRecords().restoredInto(task) + a2.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, StreamsInstance.activeTasksOf(a1, a2),
+					a1.restoredRecords(), a2.restoredRecords());
 			long learners = cost(run, a1, a2, b1);
 			System.out.printf("Cross-rack traffic cost of the actives (%d per partition outside its member's rack): "
 					+ "%d learner assignor, %d Kafka's assignor%n", TRAFFIC_COST, learners, kafka);
@@ -94,16 +93,11 @@ class RackAwarePlacementIntegrationTests {
 			await("a1 and b1 run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a1, b1)
 						&& StreamsInstance.activeTasksOf(a1, b1).size() == PARTITIONS);
-			for (TaskId task : ofA2) {
-				long restored = a1.restoredRecords().restoredInto(task) + b1.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofA2, a1.restoredRecords(),
+					b1.restoredRecords());
 			await("the rack-a tasks back in rack a, through learners").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.planSettled(a1, b1) && cost(run, a1, b1) == 0);
-			for (TaskId task : a1.activeTasks()) {
-				assertThat(a1.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
-					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, a1.activeTasks(), a1.restoredRecords());
 			run.verifyCounts(producer);
 		}
 	}

@@ -90,9 +90,8 @@ class DrainRestoreCapIntegrationTests {
 				assertThat(List.of(a, c)).as("a learner of %s warmed up on a or c", task)
 					.anySatisfy((learner) -> assertThat(learner.restoredRecords().warmUp(task, ACCEPTABLE_LAG))
 						.isPresent());
-				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords(), c.restoredRecords());
 			run.verifyCounts(producer);
 		}
 	}

@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.member;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
@@ -155,13 +157,8 @@ final class DrainScenarioGroup {
 	}
 
 	static void assertRestoredAtPromotionAtMostTheLag(Set<TaskId> moved, StreamsInstance... newOwners) {
-		for (TaskId task : moved) {
-			long restored = 0;
-			for (StreamsInstance owner : newOwners) {
-				restored += owner.restoredRecords().restoredInto(task);
-			}
-			assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-		}
+		RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, moved,
+				Arrays.stream(newOwners).map(StreamsInstance::restoredRecords).toArray(RestoredRecords[]::new));
 	}
 
 }

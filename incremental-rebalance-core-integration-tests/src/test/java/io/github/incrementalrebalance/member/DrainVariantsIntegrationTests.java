@@ -12,6 +12,7 @@ import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -106,10 +107,7 @@ class DrainVariantsIntegrationTests {
 			await("a and c run every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
-			for (TaskId task : ofB) {
-				assertThat(a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
-					.as("records restored at promotion of %s", task).isLessThanOrEqualTo(1_000);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(1_000, ofB, a.restoredRecords(), c.restoredRecords());
 			producer.stopMarkers();
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(2));

@@ -15,6 +15,7 @@ import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StandaloneMember;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -101,10 +102,7 @@ class LeaderCrashIntegrationTests {
 				.until(() -> c.activeTasks().size() == PARTITIONS && StreamsInstance.allRunning(c));
 			assertThat(b.runtime().drainOutcome()).as("handed over to ready learners by the next leader")
 				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
-			for (TaskId task : ofB) {
-				assertThat(c.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
-					.isLessThanOrEqualTo(1_000);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(1_000, ofB, c.restoredRecords());
 			producer.stopMarkers();
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
 					Duration.ofMinutes(2));

@@ -9,6 +9,7 @@ import java.util.Set;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
@@ -78,10 +79,8 @@ class LeaderLeavesIntegrationTests {
 						&& StreamsInstance.activeTasksOf(first, second).size() == PARTITIONS
 						&& first.runtime().controlView().planEpoch().map(PlanEpoch::leader)
 							.filter((id) -> !id.equals(leaderId)).isPresent());
-			for (TaskId task : ofLeader) {
-				assertThat(first.restoredRecords().restoredInto(task) + second.restoredRecords().restoredInto(task))
-					.as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofLeader, first.restoredRecords(),
+					second.restoredRecords());
 			application.verifyCounts(producer);
 		}
 	}

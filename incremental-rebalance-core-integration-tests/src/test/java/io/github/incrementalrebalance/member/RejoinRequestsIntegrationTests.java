@@ -11,6 +11,7 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -115,10 +116,7 @@ class RejoinRequestsIntegrationTests {
 			assertThat(untilLearners).as("the others joined c's first round at once").isLessThan(Duration.ofSeconds(2));
 			assertThat(stall).as("moved tasks' stall, revoked and taken in the next round")
 				.isLessThan(Duration.ofSeconds(2));
-			for (TaskId task : moved) {
-				assertThat(c.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
-					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, moved, c.restoredRecords());
 			run.verifyCounts(producer);
 		}
 	}
@@ -159,10 +157,7 @@ class RejoinRequestsIntegrationTests {
 			assertThat(b.runtime().drainOutcome()).as("how b's leave ended")
 				.hasValueSatisfying((outcome) -> assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED))
 				.hasValueSatisfying((outcome) -> assertThat(outcome.tasksMovedCold()).isZero());
-			for (TaskId task : ofB) {
-				assertThat(a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
-					.as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords(), c.restoredRecords());
 			Drained drained = new Drained(run.gapMeter().longestGap(ofB, askedAt, done),
 					run.gapMeter().longestGap(others, askedAt, done), a.rebalancesSince(askedAt));
 			run.verifyCounts(producer);

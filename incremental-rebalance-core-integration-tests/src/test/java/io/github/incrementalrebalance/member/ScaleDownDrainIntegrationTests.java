@@ -13,6 +13,7 @@ import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.HandOverTimeline;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -88,9 +89,8 @@ class ScaleDownDrainIntegrationTests {
 			for (TaskId task : ofB) {
 				assertThat(run.gapMeter().processedBy(task, "b", askedAt.plusMillis(500)))
 					.as("b kept processing %s while its learner warmed up", task).isPositive();
-				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
 			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords(), c.restoredRecords());
 			GapMeter.Gap stall = run.gapMeter().longestGapOf(ofB, askedAt, Instant.now());
 			HandOverTimeline.of(stall, List.of(a, b, c)).ifPresent(System.out::println);
 			run.verifyCounts(producer);

@@ -9,6 +9,7 @@ import java.util.Set;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -86,10 +87,7 @@ class SlowRebalanceDrainIntegrationTests {
 				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
 			await("b's tasks running on a and c").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a, c) && StreamsInstance.activeTasksOf(a, c).containsAll(ofB));
-			for (TaskId task : ofB) {
-				long restored = a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task);
-				assertThat(restored).as("records of %s restored at promotion", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords(), c.restoredRecords());
 			application.verifyCounts(producer);
 		}
 	}

@@ -9,6 +9,7 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -77,10 +78,7 @@ class StalledDrainIntegrationTests {
 			assertThat(b.runtime().drainStalled()).isEmpty();
 			await("a runs every task").atMost(Duration.ofMinutes(1))
 				.until(() -> StreamsInstance.allRunning(a) && a.activeTasks().size() == PARTITIONS);
-			for (TaskId task : ofB) {
-				assertThat(a.restoredRecords().restoredInto(task)).as("records restored at promotion of %s", task)
-					.isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords());
 			run.verifyCounts(producer);
 		}
 	}

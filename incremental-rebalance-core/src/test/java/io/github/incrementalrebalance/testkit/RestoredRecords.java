@@ -2,6 +2,8 @@ package io.github.incrementalrebalance.testkit;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +17,8 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.TaskId;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Counts, per task, the records an instance restored into active tasks and which standbys it promoted. A task that
@@ -59,6 +63,22 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	public long restoredInto(TaskId task) {
 		AtomicLong count = this.restored.get(task);
 		return (count != null) ? count.get() : 0;
+	}
+
+	/**
+	 * Assert that each moved task restored at most a learner's lag when it became active, counting its restores on
+	 * every instance that may have taken it: a move onto a ready learner reads only what the learner lagged, a cold
+	 * one the whole state.
+	 * @param acceptableLag the most a task may restore (the instances' {@code acceptable.recovery.lag})
+	 * @param moved the tasks that moved
+	 * @param newOwners the counts of the instances that may run them now
+	 */
+	public static void assertRestoredAtPromotionAtMost(long acceptableLag, Collection<TaskId> moved,
+			RestoredRecords... newOwners) {
+		for (TaskId task : moved) {
+			long restored = Arrays.stream(newOwners).mapToLong((owner) -> owner.restoredInto(task)).sum();
+			assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(acceptableLag);
+		}
 	}
 
 	public Map<TaskId, Long> restoredByTask() {

@@ -12,6 +12,7 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.processor.TaskId;
@@ -84,11 +85,8 @@ class BinderDrainIntegrationTests {
 				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.DRAINED);
 				assertThat(outcome.tasksMovedCold()).isZero();
 			});
-			for (TaskId task : ofB) {
-				long restored = restoredRecords(a, application).restoredInto(task)
-						+ restoredRecords(c, application).restoredInto(task);
-				assertThat(restored).as("records restored at promotion of %s", task).isLessThanOrEqualTo(ACCEPTABLE_LAG);
-			}
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, restoredRecords(a, application),
+					restoredRecords(c, application));
 			Duration stall = run.gapMeter().longestGap(ofB, askedAt, Instant.now());
 			System.out.printf("Binder application, alone: b's moved tasks stalled %d ms at most (bound %d ms)%n",
 					stall.toMillis(), STALL_BOUND.toMillis());
