@@ -41,8 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * those two checks applies to the rounds whose leader knows the previous plan, the second not at all.
  * <p>
  * The build runs a fixed seed, so that it is reproducible; explore with another one by changing it (or removing it).
- * A known sample settles one round late: 11 members, 2 tasks, 2 threads at most, 2 warm-ups, seed -39088169 (a drain
- * target chosen for its stale state before its load, which balancing then moves again); the placement issue owns it.
+ * Groups a seed once found unsettled are replayed by {@link #groupsThatOnceDidNotSettleNowDo()}.
  */
 class LearnerPlannerProperties {
 
@@ -113,7 +112,8 @@ class LearnerPlannerProperties {
 	 * {@code min_traffic}: the cost step, looking again for a placement within the factor, pinned both bounds of the
 	 * members it blamed and stateless tasks went back and forth between two rounds; balancing moved two tasks out of
 	 * their racks onto empty members with two threads, and the cost step put them back, on a bucket outside the
-	 * factor.
+	 * factor. Without racks: a drain's target chosen for its stale state before its load, which balancing then moved
+	 * again, one round late (11 members, 2 tasks).
 	 */
 	@Example
 	void groupsThatOnceDidNotSettleNowDo() {
@@ -126,7 +126,8 @@ class LearnerPlannerProperties {
 				new Sample(23, 172, 2, 2, 1.0, 3, 294840, "balance_subtopology"),
 				new Sample(21, 14, 3, 1, 1.0, 3, Long.MAX_VALUE, null),
 				new Sample(24, 16, 2, 1, 1.0, 3, 1152, null),
-				new Sample(9, 191, 3, 3, 1.0, 3, -1923, null));
+				new Sample(9, 191, 3, 3, 1.0, 3, -1923, null),
+				new Sample(11, 2, 2, 2, 2.0, 0, -39088169, null));
 		for (Sample sample : samples) {
 			Random random = new Random(sample.seed());
 			settles(random, Scenario.random(random, sample.members(), sample.tasks(), sample.maxThreads(),
