@@ -10,10 +10,12 @@ import picocli.CommandLine.IVersionProvider;
  * swap marks every old instance leaving). It reads and writes the group's control topic, so it runs anywhere the
  * cluster is reachable:
  * <pre>
- * java -jar incremental-rebalance-cli.jar list  --bootstrap-server HOSTS --application-id APP [--watch] [-o json]
- * java -jar incremental-rebalance-cli.jar leave --bootstrap-server HOSTS --application-id APP --instance-id a,b --timeout 5m
- * java -jar incremental-rebalance-cli.jar cancel --bootstrap-server HOSTS --application-id APP --instance-id a
- * java -jar incremental-rebalance-cli.jar scale-down --bootstrap-server HOSTS --application-id APP --statefulset S --replicas 2 --wait 10m
+ * java -jar incremental-rebalance-cli-all.jar list --bootstrap-server HOSTS --application-id APP [--watch]
+ * java -jar incremental-rebalance-cli-all.jar leave --bootstrap-server HOSTS --application-id APP \
+ *     --instance-id a,b --timeout 5m
+ * java -jar incremental-rebalance-cli-all.jar cancel --bootstrap-server HOSTS --application-id APP --instance-id a
+ * java -jar incremental-rebalance-cli-all.jar scale-down --bootstrap-server HOSTS --application-id APP \
+ *     --statefulset S --replicas 2 --wait 10m
  * </pre>
  */
 @Command(name = "incremental-rebalance", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
@@ -53,7 +55,8 @@ public final class RebalanceCli implements Runnable {
 
 	@Override
 	public void run() {
-		throw new CommandLine.ParameterException(this.spec.commandLine(), "name a command: list, leave, cancel or scale-down");
+		throw new CommandLine.ParameterException(this.spec.commandLine(),
+				"name a command: list, leave, cancel or scale-down");
 	}
 
 	/**
