@@ -79,6 +79,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * not count): a drain or rollout of a large instance restores in waves, the most advanced learners first, instead of
  * all at once on the same disks and brokers; it takes longer. Unset: no cap. Read by the group leader, so set it alike
  * on every instance.
+ * @param drainRestoresInGroup The most learners of drains that restore at once in the whole group (ready learners do
+ * not count): drains of several instances at once, or a rollout, fetch their state from the brokers in waves. Unset:
+ * no cap. Read by the group leader, so set it alike on every instance.
  * @param warmReadiness Whether readiness means warm: the instance refuses traffic until every learner placed on it
  * since it started was promoted or dropped, so that a rollout replaces an old pod only once the new one holds its
  * share with its state.
@@ -100,6 +103,7 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
 		@Nullable Duration leaveAcknowledgementTimeout, @Nullable LeaveUnanswered leaveUnanswered,
 		@Nullable Duration drainStallTimeout, @Nullable Integer drainRestoresPerMember,
+		@Nullable Integer drainRestoresInGroup,
 		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
 		@DefaultValue("UP") String problemHealthStatus) {
 
@@ -143,6 +147,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (drainRestoresPerMember != null && drainRestoresPerMember < 1) {
 			throw invalid("drain-restores-per-member", drainRestoresPerMember, "an integer of at least 1, or unset");
+		}
+		if (drainRestoresInGroup != null && drainRestoresInGroup < 1) {
+			throw invalid("drain-restores-in-group", drainRestoresInGroup, "an integer of at least 1, or unset");
 		}
 		if (leaveAcknowledgementTimeout != null && leaveAcknowledgementTimeout.toMillis() < 1) {
 			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
@@ -218,6 +225,9 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		}
 		if (this.drainRestoresPerMember != null) {
 			keys.put(LearnerConfig.DRAIN_RESTORES_PER_MEMBER_CONFIG, this.drainRestoresPerMember);
+		}
+		if (this.drainRestoresInGroup != null) {
+			keys.put(LearnerConfig.DRAIN_RESTORES_IN_GROUP_CONFIG, this.drainRestoresInGroup);
 		}
 		if (this.leaveUnanswered != null) {
 			keys.put(LearnerConfig.LEAVE_UNANSWERED_CONFIG, this.leaveUnanswered.name().toLowerCase(Locale.ROOT));

@@ -38,6 +38,7 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.task-weight-timeout",
 				"incremental-rebalance.leave-acknowledgement-timeout", "incremental-rebalance.leave-unanswered",
 				"incremental-rebalance.drain-stall-timeout", "incremental-rebalance.drain-restores-per-member",
+				"incremental-rebalance.drain-restores-in-group",
 				"incremental-rebalance.warm-readiness",
 				"incremental-rebalance.warm-readiness-timeout", "incremental-rebalance.problem-health-status");
 		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());

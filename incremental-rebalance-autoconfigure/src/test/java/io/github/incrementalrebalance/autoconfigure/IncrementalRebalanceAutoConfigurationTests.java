@@ -290,12 +290,13 @@ class IncrementalRebalanceAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.leave-acknowledgement-timeout=2m",
 					"incremental-rebalance.leave-unanswered=leave", "incremental-rebalance.drain-stall-timeout=90s",
-					"incremental-rebalance.drain-restores-per-member=2")
+					"incremental-rebalance.drain-restores-per-member=2", "incremental-rebalance.drain-restores-in-group=5")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("incremental.rebalance.leave.acknowledgement.timeout.ms", 120_000L)
 				.containsEntry("incremental.rebalance.leave.unanswered", "leave")
 				.containsEntry("incremental.rebalance.drain.stall.timeout.ms", 90_000L)
-				.containsEntry("incremental.rebalance.drain.restores.per.member", 2));
+				.containsEntry("incremental.rebalance.drain.restores.per.member", 2)
+				.containsEntry("incremental.rebalance.drain.restores.in.group", 5));
 	}
 
 	@Test
@@ -306,6 +307,17 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessage("incremental-rebalance.drain-restores-per-member is 0: use an integer of at least 1, or "
+						+ "unset"));
+	}
+
+	@Test
+	void drainRestoresInGroupBelowOneStopsStartUpNamingWhatIsAccepted() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+			.withPropertyValues("incremental-rebalance.drain-restores-in-group=-1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessage("incremental-rebalance.drain-restores-in-group is -1: use an integer of at least 1, or "
 						+ "unset"));
 	}
 

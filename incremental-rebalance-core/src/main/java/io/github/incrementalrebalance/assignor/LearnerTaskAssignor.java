@@ -201,7 +201,7 @@ public final class LearnerTaskAssignor implements TaskAssignor {
 				kafka.rackAwareNonOverlapCost().orElse((int) PlannerSettings.DEFAULT_MOVE_COST),
 				racks && StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_BALANCE_SUBTOPOLOGY
 					.equals(kafka.rackAwareAssignmentStrategy()),
-				this.config.drainRestoresPerMember());
+				this.config.drainRestoreCap());
 	}
 
 	/**

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
+import io.github.incrementalrebalance.planner.DrainRestoreCap;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
 import io.github.incrementalrebalance.planner.PlannerSettings;
@@ -138,6 +139,12 @@ public final class LearnerConfig extends AbstractConfig {
 	 */
 	public static final String DRAIN_RESTORES_PER_MEMBER_CONFIG = "incremental.rebalance.drain.restores.per.member";
 
+	/**
+	 * The most learners of drains that restore at once in the whole group (ready ones do not count); unset for as many
+	 * as the drains need. Set by every member, read by the group leader.
+	 */
+	public static final String DRAIN_RESTORES_IN_GROUP_CONFIG = "incremental.rebalance.drain.restores.in.group";
+
 	/** What an instance id may be, in words. */
 	public static final String INSTANCE_ID_RULE = "1 to 253 characters of A-Z, a-z, 0-9, '.', '_' and '-' (one longer than "
 			+ MemberIdentity.MAX_INSTANCE_ID + " is shortened to its first 21 characters and 8 hex digits of its hash)";
@@ -219,6 +226,14 @@ public final class LearnerConfig extends AbstractConfig {
 		}, () -> "an integer >= 1, or unset"), Importance.MEDIUM,
 				"The most learners of drains that restore at once on one member (ready learners do not count): a "
 						+ "large drain or rollout restores in waves instead of all at once; unset for no cap.")
+		.define(DRAIN_RESTORES_IN_GROUP_CONFIG, Type.INT, null, ConfigDef.LambdaValidator.with((name, value) -> {
+			if (value != null && (Integer) value < 1) {
+				throw new ConfigException(name, value, "must be at least 1, or unset for no cap");
+			}
+		}, () -> "an integer >= 1, or unset"), Importance.MEDIUM,
+				"The most learners of drains that restore at once in the whole group (ready learners do not count): "
+						+ "drains of several members at once, or a rollout, fetch from the brokers in waves; unset for "
+						+ "no cap.")
 		.define(PROGRESS_INTERVAL_MS_CONFIG, Type.LONG, 2_000L, ConfigDef.Range.atLeast(100), Importance.LOW,
 				"How often a member with learners publishes their progress (lag, restore rate, ETA) on the control "
 						+ "topic: one small record per member per interval, none without learners.")
@@ -440,10 +455,12 @@ public final class LearnerConfig extends AbstractConfig {
 		return Duration.ofMillis(getLong(DRAIN_STALL_TIMEOUT_MS_CONFIG));
 	}
 
-	/** @return the cap on a drain's learners restoring at once on one member, {@link PlannerSettings#NO_CAP} unset */
-	public int drainRestoresPerMember() {
-		Integer cap = getInt(DRAIN_RESTORES_PER_MEMBER_CONFIG);
-		return (cap != null) ? cap : PlannerSettings.NO_CAP;
+	/** @return the caps on drains' learners restoring at once, {@link PlannerSettings#NO_CAP} where unset */
+	public DrainRestoreCap drainRestoreCap() {
+		Integer perMember = getInt(DRAIN_RESTORES_PER_MEMBER_CONFIG);
+		Integer inGroup = getInt(DRAIN_RESTORES_IN_GROUP_CONFIG);
+		return new DrainRestoreCap((perMember != null) ? perMember : PlannerSettings.NO_CAP,
+				(inGroup != null) ? inGroup : PlannerSettings.NO_CAP);
 	}
 
 	public Duration progressInterval() {

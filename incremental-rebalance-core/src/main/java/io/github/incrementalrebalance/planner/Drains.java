@@ -13,9 +13,9 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 /**
  * The drain step: every leaving member's stateful tasks get a learner elsewhere, its stateless tasks move at once,
  * and the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners
- * (conservative). A member restores at most {@code drainRestoresPerMember} learners of drains at once: the most
- * advanced keep their place, the others wait for one, so that a large drain restores in waves instead of all at
- * once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves
+ * (conservative). A member, and the group, restore at most as many learners of drains at once as the
+ * {@link DrainRestoreCap} allows: the most advanced of a leaving member's learners keep their place, the others wait
+ * for one, so that a large drain restores in waves instead of all at once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves
  * and none hands over: its learners warm up, and it keeps its tasks until the leader reads the control topic again.
  */
 final class Drains {
@@ -24,6 +24,9 @@ final class Drains {
 
 	/** Learners of drains placed this round that are not ready yet, by member. */
 	private final Map<ProcessId, Integer> restoring = new HashMap<>();
+
+	/** Learners of drains placed this round that are not ready yet, in the group. */
+	private int restoringInGroup;
 
 	Drains(RoundState round) {
 		this.round = round;
@@ -108,8 +111,8 @@ final class Drains {
 	}
 
 	/**
-	 * Keeps a learner for each task at its target, ready ones first, then those closest to ready, while the target
-	 * restores fewer than the cap; the others wait for a place.
+	 * Keeps a learner for each task at its target, ready ones first, then those closest to ready, while the target and
+	 * the group restore fewer than their caps; the others wait for a place.
 	 * @return the tasks whose learner waits for a place, with their target
 	 */
 	private Map<TaskId, ProcessId> placeLearners(Map<TaskId, ProcessId> targets) {
@@ -124,8 +127,10 @@ final class Drains {
 				if (this.round.caughtUp(target, task)) {
 					return;
 				}
-				if (this.restoring.getOrDefault(target, 0) < this.round.settings.drainRestoresPerMember()) {
+				if (this.round.settings.drainRestoreCap()
+					.admitsOneMore(this.restoring.getOrDefault(target, 0), this.restoringInGroup)) {
 					this.restoring.merge(target, 1, Integer::sum);
+					this.restoringInGroup++;
 				}
 				else {
 					this.round.learnerAt.remove(task);

@@ -18,12 +18,11 @@ import java.util.Objects;
  * @param balanceSubtopologies whether placing by cost also spreads each sub-topology's tasks over the members, as
  * Kafka's {@code rack.aware.assignment.strategy=balance_subtopology} does: no member holds more of a sub-topology's
  * tasks than its share of the bucket, rounded up
- * @param drainRestoresPerMember the most learners of drains that restore at once on one member (ready ones do not
- * count); {@link #NO_CAP} for as many as the drains need
+ * @param drainRestoreCap how many learners of drains restore at once, per member and in the group
  */
 public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas, int numStandbyReplicas,
 		double balancingFactor, LearnerRebalance learnerRebalance, Duration learnerProbeInterval, long moveCost,
-		boolean balanceSubtopologies, int drainRestoresPerMember) {
+		boolean balanceSubtopologies, DrainRestoreCap drainRestoreCap) {
 
 	/** Kafka's {@code acceptable.recovery.lag} default. */
 	public static final long DEFAULT_ACCEPTABLE_RECOVERY_LAG = 10_000;
@@ -37,12 +36,13 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 	/** Kafka's high-availability assignor's {@code rack.aware.assignment.non_overlap_cost} default. */
 	public static final long DEFAULT_MOVE_COST = 1;
 
-	/** No cap on a drain's learners restoring at once. */
+	/** No cap on a drain's learners restoring at once (per member or in the group). */
 	public static final int NO_CAP = Integer.MAX_VALUE;
 
 	public PlannerSettings {
 		Objects.requireNonNull(learnerRebalance, "learnerRebalance");
 		Objects.requireNonNull(learnerProbeInterval, "learnerProbeInterval");
+		Objects.requireNonNull(drainRestoreCap, "drainRestoreCap");
 		if (acceptableRecoveryLag < 0) {
 			throw new IllegalArgumentException("acceptableRecoveryLag must be >= 0, was " + acceptableRecoveryLag);
 		}
@@ -58,9 +58,6 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 		if (moveCost < 0) {
 			throw new IllegalArgumentException("moveCost must be >= 0, was " + moveCost);
 		}
-		if (drainRestoresPerMember < 1) {
-			throw new IllegalArgumentException("drainRestoresPerMember must be >= 1, was " + drainRestoresPerMember);
-		}
 		if (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero()) {
 			throw new IllegalArgumentException("learnerProbeInterval must be positive, was " + learnerProbeInterval);
 		}
@@ -72,18 +69,19 @@ public record PlannerSettings(long acceptableRecoveryLag, int maxWarmupReplicas,
 	 */
 	public static PlannerSettings defaults() {
 		return new PlannerSettings(DEFAULT_ACCEPTABLE_RECOVERY_LAG, 2, 0, DEFAULT_BALANCING_FACTOR,
-				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST, false, NO_CAP);
+				LearnerRebalance.CONSERVATIVE, DEFAULT_LEARNER_PROBE_INTERVAL, DEFAULT_MOVE_COST, false,
+				DrainRestoreCap.NONE);
 	}
 
 	/**
-	 * These settings with a cap on a drain's learners restoring at once on one member.
-	 * @param perMember the cap, at least 1
+	 * These settings with a cap on a drain's learners restoring at once.
+	 * @param cap the cap
 	 * @return the settings
 	 */
-	public PlannerSettings withDrainRestoresPerMember(int perMember) {
+	public PlannerSettings withDrainRestoreCap(DrainRestoreCap cap) {
 		return new PlannerSettings(this.acceptableRecoveryLag, this.maxWarmupReplicas, this.numStandbyReplicas,
 				this.balancingFactor, this.learnerRebalance, this.learnerProbeInterval, this.moveCost,
-				this.balanceSubtopologies, perMember);
+				this.balanceSubtopologies, cap);
 	}
 
 }

@@ -18,8 +18,9 @@ public enum WaitReason {
 	WARMUP_CAP,
 
 	/**
-	 * A leaving member's task whose learner waits for a place: its target already restores as many learners of drains
-	 * as {@code incremental.rebalance.drain.restores.per.member} allows.
+	 * A leaving member's task whose learner waits for a place: its target, or the group, already restores as many
+	 * learners of drains as {@code incremental.rebalance.drain.restores.per.member} or
+	 * {@code incremental.rebalance.drain.restores.in.group} allows.
 	 */
 	DRAIN_RESTORE_CAP,
 

@@ -14,6 +14,7 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * A drain with {@code incremental.rebalance.drain.restores.per.member}: the leaving member {@code a} runs six stateful
@@ -30,7 +31,8 @@ class DrainRestoreCapTests {
 	private static final List<TaskId> OF_A = IntStream.range(0, 6).mapToObj((partition) -> new TaskId(0, partition))
 		.toList();
 
-	private static final PlannerSettings TWO_AT_A_TIME = PlannerSettings.defaults().withDrainRestoresPerMember(2);
+	private static final PlannerSettings TWO_AT_A_TIME = PlannerSettings.defaults()
+		.withDrainRestoreCap(new DrainRestoreCap(2, PlannerSettings.NO_CAP));
 
 	@Test
 	void theFirstWaveIsTwoLearnersAndTheOtherTasksWaitForAPlace() {
@@ -74,6 +76,32 @@ class DrainRestoreCapTests {
 
 		assertThat(learning(plan)).containsExactlyInAnyOrderElementsOf(OF_A);
 		assertThat(plan.waiting()).noneMatch((move) -> move.reason() == WaitReason.DRAIN_RESTORE_CAP);
+	}
+
+	@Test
+	void theGroupCapHoldsAcrossTheMembersThatLearnAndReadyLearnersDoNotCount() {
+		PlannerSettings threeInTheGroup = PlannerSettings.defaults()
+			.withDrainRestoreCap(new DrainRestoreCap(PlannerSettings.NO_CAP, 3));
+		Map<TaskId, Long> running = new HashMap<>();
+		OF_A.forEach((task) -> running.put(task, GroupMember.RUNNING));
+		GroupMember a = member("a", Set.copyOf(OF_A), Set.of(), running);
+		GroupMember b = member("b", Set.of(), Set.of(task(0)), Map.of(task(0), 3L));
+		GroupMember c = member("c", Set.of(), Set.of(), Map.of());
+		Plan plan = new LearnerPlanner().plan(Group.of(List.of(a, b, c), OF_A.stream().map(GroupTask::stateful).toList(),
+				List.of(new LeaveRequest("a", "a1", "leave-1", Optional.empty())), threeInTheGroup, NOW));
+
+		List<TaskId> learning = plan.members().values().stream()
+			.filter((member) -> !member.instanceId().equals("a"))
+			.flatMap((member) -> member.learning().keySet().stream())
+			.toList();
+		assertThat(learning).as("0_0 ready on b, three restoring on b and c together").hasSize(4).contains(task(0));
+		assertThat(plan.waiting()).filteredOn((move) -> move.reason() == WaitReason.DRAIN_RESTORE_CAP).hasSize(2);
+	}
+
+	@Test
+	void aCapBelowOneIsRefusedNamingWhichAndWhatIsAccepted() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new DrainRestoreCap(2, 0))
+			.withMessage("inGroup must be >= 1, was 0");
 	}
 
 	private static Plan round(PlannerSettings settings, Map<TaskId, Long> lagsAtB) {
