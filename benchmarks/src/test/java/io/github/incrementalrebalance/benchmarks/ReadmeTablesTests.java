@@ -1,0 +1,52 @@
+package io.github.incrementalrebalance.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The README's tables say what the committed results say. With {@code -Dbenchmark.tables.write=true} the tables are
+ * written from the results instead (after a benchmark's results were committed).
+ */
+class ReadmeTablesTests {
+
+	private static final Path README = Path.of("README.md");
+
+	private static final Path RESULTS = Path.of("results");
+
+	@Test
+	void everyTableIsWhatItsResultsFileSays() throws IOException {
+		String readme = Files.readString(README);
+		assertThat(readme).contains("<!-- table: scale-down -->");
+		String fromResults = ReadmeTables.rewrite(readme, RESULTS);
+		if (Boolean.getBoolean("benchmark.tables.write")) {
+			Files.writeString(README, fromResults);
+			return;
+		}
+		assertThat(fromResults).as("benchmarks/README.md's tables against results/ (write them with "
+				+ "./mvnw -pl benchmarks test -Dtest=ReadmeTablesTests -Dbenchmark.tables.write=true)").isEqualTo(readme);
+	}
+
+	@Test
+	void aFigureTypedOverIsPutBackFromTheResults() {
+		String table = ReadmeTables.scaleDown(RESULTS);
+		String typedOver = "<!-- table: scale-down -->\n" + table.replaceFirst("\\| 0\\.4 s \\|", "| 0.2 s |")
+				+ "<!-- end table -->";
+		assertThat(typedOver).as("the figure to type over").contains("| 0.2 s |");
+		assertThat(ReadmeTables.rewrite(typedOver, RESULTS))
+			.isEqualTo("<!-- table: scale-down -->\n" + table + "<!-- end table -->");
+	}
+
+	@Test
+	void aTableOfAnUnknownNameIsRefusedNamingTheKnownOnes() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ReadmeTables.rewrite("<!-- table: rolling -->\n<!-- end table -->", RESULTS))
+			.withMessage("no table named 'rolling'; known: [scale-down]");
+	}
+
+}
