@@ -195,7 +195,8 @@ final class ChaosGroup implements AutoCloseable {
 	 * @return the request written
 	 */
 	LeaveRecord leave(String name, Optional<Duration> timeout) {
-		String incarnation = incarnationOf(name).orElseThrow(() -> new IllegalStateException(name + " is not in the current plan"));
+		String incarnation = incarnationOf(name)
+			.orElseThrow(() -> new IllegalStateException(name + " is not in the current plan"));
 		return write(LeaveRecord.request(name, incarnation, Instant.now().truncatedTo(ChronoUnit.MILLIS), timeout,
 				"chaos"));
 	}

@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
 final class CancelCommand extends GroupCommand implements Callable<Integer> {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
-			converter = InstanceIdConverter.class, description = "The instances whose leave to cancel, comma-separated; a pod's name longer than "
-					+ "30 characters stands for the id it was shortened to.")
+			converter = InstanceIdConverter.class,
+			description = "The instances whose leave to cancel, comma-separated; a pod's name longer than 30 "
+					+ "characters stands for the id it was shortened to.")
 	List<String> instanceIds;
 
 	@Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "30s",

@@ -32,9 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The leader dies mid-drain: it runs in a JVM of its own and is killed with {@code kill -9} while b's learners warm
- * up (restores throttled on the leader and on c). The next leader, with nothing but Kafka's view and the control topic, finishes the drain; the counts stay exact
- * under exactly-once (no task ran twice), once the dead leader's open transactions time out.
+ * The leader dies mid-drain: it runs in a JVM of its own and is killed with {@code kill -9} while b's learners warm up
+ * (restores throttled on the leader and on c). The next leader, with nothing but Kafka's view and the control topic,
+ * finishes the drain; the counts stay exact under exactly-once (no task ran twice), once the dead leader's open
+ * transactions time out.
  */
 @Tag(TestTags.BROKER)
 class LeaderCrashIntegrationTests {

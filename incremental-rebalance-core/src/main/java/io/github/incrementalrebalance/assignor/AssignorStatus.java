@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.incrementalrebalance.config.Backoff;
 
 /**
- * What the assignors of one application share across rebalances: how often planning failed and Kafka's sticky
- * assignor was used instead, and why; whether tasks could be weighed as asked. Kafka makes a new assignor per rebalance, so this object lives in the Streams
- * config under {@link #CONFIG}. Its fallback count sets the back-off of the retry.
+ * What the assignors of one application share across rebalances: how often planning failed and Kafka's sticky assignor
+ * was used instead, and why; whether tasks could be weighed as asked. Kafka makes a new assignor per rebalance, so this
+ * object lives in the Streams config under {@link #CONFIG}. Its fallback count sets the back-off of the retry.
  */
 public final class AssignorStatus {
 

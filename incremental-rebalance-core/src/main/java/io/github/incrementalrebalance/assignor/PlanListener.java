@@ -4,9 +4,9 @@ import io.github.incrementalrebalance.planner.Plan;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 
 /**
- * Told of every assignment the leader computes, after Kafka validated it: its learner plan, or that it has none. Handed to the assignor as an
- * object in the Kafka Streams config under {@link #CONFIG}. Called on the leader's stream thread: must return fast and
- * never throw.
+ * Told of every assignment the leader computes, after Kafka validated it: its learner plan, or that it has none. Handed
+ * to the assignor as an object in the Kafka Streams config under {@link #CONFIG}. Called on the leader's stream thread:
+ * must return fast and never throw.
  */
 @FunctionalInterface
 public interface PlanListener {

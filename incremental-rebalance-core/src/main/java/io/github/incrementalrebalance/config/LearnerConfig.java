@@ -146,8 +146,9 @@ public final class LearnerConfig extends AbstractConfig {
 	public static final String DRAIN_RESTORES_IN_GROUP_CONFIG = "incremental.rebalance.drain.restores.in.group";
 
 	/** What an instance id may be, in words. */
-	public static final String INSTANCE_ID_RULE = "1 to 253 characters of A-Z, a-z, 0-9, '.', '_' and '-' (one longer than "
-			+ MemberIdentity.MAX_INSTANCE_ID + " is shortened to its first 21 characters and 8 hex digits of its hash)";
+	public static final String INSTANCE_ID_RULE = "1 to 253 characters of A-Z, a-z, 0-9, '.', '_' and '-' (one longer "
+			+ "than " + MemberIdentity.MAX_INSTANCE_ID + " is shortened to its first 21 characters and 8 hex digits of its "
+			+ "hash)";
 
 	private static final ConfigDef CONFIG = new ConfigDef()
 		.define(INSTANCE_ID_CONFIG, Type.STRING, null, ConfigDef.LambdaValidator.with((name, value) -> {
@@ -178,8 +179,8 @@ public final class LearnerConfig extends AbstractConfig {
 						+ "of after session.timeout.ms (a static member stays unless drained); false: close as Kafka "
 						+ "Streams and the application ask (Kafka Streams stays in the group unless closed with "
 						+ "LEAVE_GROUP). A drained member leaves either way.")
-		.define(REBALANCING_MODE_CONFIG, Type.STRING, "incremental", ConfigDef.CaseInsensitiveValidString.in("incremental", "upgrading"),
-				Importance.HIGH,
+		.define(REBALANCING_MODE_CONFIG, Type.STRING, "incremental",
+				ConfigDef.CaseInsensitiveValidString.in("incremental", "upgrading"), Importance.HIGH,
 				"incremental: the learner assignor; upgrading: Kafka's own assignor while a group rolls onto or off "
 						+ "this library.")
 		.define(SCALE_DOWN_TIMEOUT_MS_CONFIG, Type.LONG, null, ConfigDef.LambdaValidator.with((name, value) -> {

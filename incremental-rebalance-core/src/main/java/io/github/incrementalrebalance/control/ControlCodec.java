@@ -222,8 +222,9 @@ public final class ControlCodec {
 		}
 		Instant at = Instant.ofEpochMilli(requiredLong(key, node, "at"));
 		int replaces = requiredLong(key, node, "replaces").intValue();
-		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces, requiredText(key, node, "leader"),
-				at, Optional.ofNullable(node.get("summary")).map((text) -> text.asString("")).orElse(""),
+		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces,
+				requiredText(key, node, "leader"), at,
+				Optional.ofNullable(node.get("summary")).map((text) -> text.asString("")).orElse(""),
 				strings(node, "duplicateInstanceIds")));
 	}
 

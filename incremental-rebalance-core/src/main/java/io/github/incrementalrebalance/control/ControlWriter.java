@@ -54,8 +54,9 @@ public interface ControlWriter {
 		}
 		catch (TimeoutException ex) {
 			throw new ControlWriteException("Tried to " + what + ": no answer from the control topic within "
-					+ acknowledgementWait() + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + "), so whether it was written is unknown; it may still land: look at the "
-					+ "member's state before asking again", true, ex);
+					+ acknowledgementWait() + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + "), so whether it "
+					+ "was written is unknown; it may still land: look at the member's state before asking again", true,
+					ex);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = ex.getCause();

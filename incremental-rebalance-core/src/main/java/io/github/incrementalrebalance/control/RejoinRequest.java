@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * {@code rejoin/<instance-id>}: a member started a rebalance for a hand-over (it leaves, its learners are ready, it
  * stays after all) or joins one by itself (it is new; a rebalance revoked some of its partitions, which their new
- * owners take in the next round) and asks the others to rejoin now rather than at their next heartbeat. Until every member has
- * rejoined, the members that did wait in the rebalance, and under exactly-once nobody's output is committed: the
- * heartbeat interval (3 s by default) would otherwise be paid once per round.
+ * owners take in the next round) and asks the others to rejoin now rather than at their next heartbeat. Until every
+ * member has rejoined, the members that did wait in the rebalance, and under exactly-once nobody's output is committed:
+ * the heartbeat interval (3 s by default) would otherwise be paid once per round.
  *
  * @param instanceId the member that started the rebalance
  * @param incarnation its start

@@ -24,12 +24,12 @@ import org.slf4j.LoggerFactory;
  * LEAVING -> STABLE on cancel. How a leave ended is its {@link DrainOutcome}; only a hand-over to ready learners is
  * DRAINED.
  * <p>
- * Leaving writes {@code leave/<id>/<incarnation>} with a new leave id and asks for a rebalance; once closed, the member writes how
- * the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
+ * Leaving writes {@code leave/<id>/<incarnation>} with a new leave id and asks for a rebalance; once closed, the member
+ * writes how the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
  * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
  * scale-down timeout, how long it waits for an acknowledgement, the stall bound) runs on its own elapsed clock from
- * when it read the request: the requester may be another machine, and the wall clock may step. Only an explicit
- * cancel record of this leave cancels it; a leave record that disappears (the leader's housekeeping) is written again.
+ * when it read the request: the requester may be another machine, and the wall clock may step. Only an explicit cancel
+ * record of this leave cancels it; a leave record that disappears (the leader's housekeeping) is written again.
  */
 final class Drain {
 

@@ -20,9 +20,9 @@ import org.apache.kafka.streams.KafkaClientSupplier;
  * It composes with the application's own supplier: every client is still made by the delegate.
  * <p>
  * Up to Kafka 4.1 the classic coordinator sends a LeaveGroup only when the consumer-wide setting
- * {@code internal.leave.group.on.close} is true, and Kafka Streams sets it to false; on those clients this supplier sets
- * it back to true ({@link ClientCapabilities}). The setting is consumer-wide, so two other paths then also leave the
- * group: {@code unsubscribe()} (Kafka Streams calls it when a thread was fenced, before it rejoins) and an expired
+ * {@code internal.leave.group.on.close} is true, and Kafka Streams sets it to false; on those clients this supplier
+ * sets it back to true ({@link ClientCapabilities}). The setting is consumer-wide, so two other paths then also leave
+ * the group: {@code unsubscribe()} (Kafka Streams calls it when a thread was fenced, before it rejoins) and an expired
  * {@code max.poll.interval.ms}. Both then free the member's tasks at once instead of after {@code session.timeout.ms},
  * which is what a dynamic member of Kafka 4.2 and later does by default. Use one supplier per {@code KafkaStreams}
  * instance.

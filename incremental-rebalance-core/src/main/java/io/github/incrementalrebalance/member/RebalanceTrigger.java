@@ -25,7 +25,8 @@ import java.util.function.LongSupplier;
  * While a round this instance joined is in flight, its own requests wait and are dropped once it completes: the
  * assignment reads every member's state as of its join, and whoever still needs another round asks again (the learner
  * watcher once per plan, a leave until a plan acknowledges it). Its own rounds are at least a heartbeat interval apart
- * ({@link #spaceOwnRounds}), requests meanwhile merged. Rounds are counted once per instance, by {@link RebalanceCause}.
+ * ({@link #spaceOwnRounds}), requests meanwhile merged. Rounds are counted once per instance, by
+ * {@link RebalanceCause}.
  */
 public final class RebalanceTrigger {
 

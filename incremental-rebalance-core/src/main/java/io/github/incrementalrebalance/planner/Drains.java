@@ -11,12 +11,13 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 
 /**
- * The drain step: every leaving member's stateful tasks get a learner elsewhere, its stateless tasks move at once,
- * and the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners
- * (conservative). A member, and the group, restore at most as many learners of drains at once as the
- * {@link DrainRestoreCap} allows: the most advanced of a leaving member's learners keep their place, the others wait
- * for one, so that a large drain restores in waves instead of all at once on the same disks and brokers. While the leave requests may be out of date, nothing of a leaving member moves
- * and none hands over: its learners warm up, and it keeps its tasks until the leader reads the control topic again.
+ * The drain step: every leaving member's stateful tasks get a learner elsewhere, its stateless tasks move at once, and
+ * the member hands over now, moves its ready tasks one by one (eager) or waits for all of its learners (conservative).
+ * A member, and the group, restore at most as many learners of drains at once as the {@link DrainRestoreCap} allows:
+ * the most advanced of a leaving member's learners keep their place, the others wait for one, so that a large drain
+ * restores in waves instead of all at once on the same disks and brokers. While the leave requests may be out of date,
+ * nothing of a leaving member moves and none hands over: its learners warm up, and it keeps its tasks until the leader
+ * reads the control topic again.
  */
 final class Drains {
 

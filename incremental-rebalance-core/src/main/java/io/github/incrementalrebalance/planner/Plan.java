@@ -31,9 +31,9 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * @param placementCost the placement policy's cost of the active tasks where they run after this round (the
  * cross-rack traffic cost with rack-aware assignment)
  */
-public record Plan(SortedMap<ProcessId, MemberPlan> members, List<Move> moves, List<WaitingMove> waiting, Optional<Instant> followUp,
-		boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds, Set<TaskId> outsidePolicy,
-		long placementCost) {
+public record Plan(SortedMap<ProcessId, MemberPlan> members, List<Move> moves, List<WaitingMove> waiting,
+		Optional<Instant> followUp, boolean unknownOffsets, boolean mixedModes, Set<String> duplicateInstanceIds,
+		Set<TaskId> outsidePolicy, long placementCost) {
 
 	public Plan {
 		members = Collections.unmodifiableSortedMap(new TreeMap<>(members));

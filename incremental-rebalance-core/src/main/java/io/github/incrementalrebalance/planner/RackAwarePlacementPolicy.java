@@ -21,7 +21,9 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public class RackAwarePlacementPolicy implements PlacementPolicy, Configurable {
 
-	/** Kafka's high-availability assignor's traffic cost, used when {@code rack.aware.assignment.traffic_cost} is unset. */
+	/**
+	 * Kafka's high-availability assignor's traffic cost, used when {@code rack.aware.assignment.traffic_cost} is unset.
+	 */
 	public static final int DEFAULT_TRAFFIC_COST = 10;
 
 	private boolean enabled;

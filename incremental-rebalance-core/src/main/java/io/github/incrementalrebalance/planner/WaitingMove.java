@@ -24,8 +24,8 @@ public record WaitingMove(TaskId task, String from, String to, WaitReason reason
 
 	@Override
 	public String toString() {
-		return this.task + " " + this.from + "->" + this.to + " (" + this.reason.name().toLowerCase(Locale.ROOT).replace('_', ' ')
-				+ ")";
+		return this.task + " " + this.from + "->" + this.to + " ("
+				+ this.reason.name().toLowerCase(Locale.ROOT).replace('_', ' ') + ")";
 	}
 
 }

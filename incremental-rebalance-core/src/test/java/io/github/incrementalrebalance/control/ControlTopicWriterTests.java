@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The writer never makes its caller wait for the cluster, and a write nobody answers within the control topic's timeout
- * is reported as unknown, never as refused. Against an address where no broker listens: the producer waits there for metadata that never comes.
+ * is reported as unknown, never as refused. Against an address where no broker listens: the producer waits there for
+ * metadata that never comes.
  */
 class ControlTopicWriterTests {
 

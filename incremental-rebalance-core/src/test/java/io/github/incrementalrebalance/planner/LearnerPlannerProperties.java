@@ -313,11 +313,11 @@ class LearnerPlannerProperties {
 	}
 
 	/**
-	 * A learner of a task that has not moved stays on its member: its warm-up is never given up for a colder one.
-	 * What may supersede it is at least as warm: a replica elsewhere that is caught up or no further behind (a
-	 * standby, state kept from an earlier owner, or any member while the learner has not restored anything yet), a member that already kept a standby of the task (the two replicas swap
-	 * names, neither restarts), or a warm task its member took this round instead, after which the load asks for the
-	 * learner elsewhere.
+	 * A learner of a task that has not moved stays on its member: its warm-up is never given up for a colder one. What may
+	 * supersede it is at least as warm: a replica elsewhere that is caught up or no further behind (a standby, state kept
+	 * from an earlier owner, or any member while the learner has not restored anything yet), a member that already kept a
+	 * standby of the task (the two replicas swap names, neither restarts), or a warm task its member took this round
+	 * instead, after which the load asks for the learner elsewhere.
 	 */
 	private static void checkNoLearnerChurn(RoundSimulator sim, Round previous, Round round) {
 		Set<String> tookWarmTask = new HashSet<>();

@@ -30,8 +30,8 @@ import java.util.function.Predicate;
  * <p>
  * Clients bootstrap through it and stay on it only when the broker advertises it: {@link KafkaBroker#withFaultProxy()}
  * gives the broker a listener advertised at the proxy. In front of a cluster the proxy has a port per broker, and a
- * fault hits the named clients' connections to every broker. Used alone, it is a bootstrap address that comes up after the
- * application started ({@link #open()}): the clients then talk to the broker's own address.
+ * fault hits the named clients' connections to every broker. Used alone, it is a bootstrap address that comes up after
+ * the application started ({@link #open()}): the clients then talk to the broker's own address.
  * <p>
  * Threads: faults are applied and healed by the test's thread; each connection has a thread per direction that reads
  * and one that writes.

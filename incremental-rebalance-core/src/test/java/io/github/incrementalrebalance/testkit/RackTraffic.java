@@ -16,9 +16,10 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor;
 
 /**
- * Kafka's cross-rack traffic cost, computed from what Kafka hands an assignor: {@code rack.aware.assignment.traffic_cost}
- * for every source and changelog partition of an active task without a replica in its member's rack. Counted here,
- * apart from the planner, so that a test checks the planner's placement rather than its own sum.
+ * Kafka's cross-rack traffic cost, computed from what Kafka hands an assignor:
+ * {@code rack.aware.assignment.traffic_cost} for every source and changelog partition of an active task without a
+ * replica in its member's rack. Counted here, apart from the planner, so that a test checks the planner's placement
+ * rather than its own sum.
  */
 public final class RackTraffic {
 

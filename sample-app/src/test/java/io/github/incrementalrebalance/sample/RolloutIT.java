@@ -33,7 +33,8 @@ import static org.awaitility.Awaitility.await;
  * Each task holds 50 000 keys counted twice ({@code -Drollout.keys-per-task}), and every instance reads changelogs at
  * 4 000 records a second ({@code -Drollout.restore-rate}, the sample's {@code sample.restore-rate}), so an instance's
  * share takes longer to learn than 15 s, as gigabytes of state do in production. The sized runs' shutdown phase is
- * 90 s, so that a drain on shutdown may take 85 s. The processes' logs stay in {@code sample-app/target/rollout/<run>/}.
+ * 90 s, so that a drain on shutdown may take 85 s. The processes' logs stay in
+ * {@code sample-app/target/rollout/<run>/}.
  * On demand: {@code mvn -B -pl sample-app -am verify -Dit.test=RolloutIT -Dtest=none
  * -Dsurefire.failIfNoSpecifiedTests=false} (about 13 minutes here); the build runs the SIGTERM test of
  * {@link ShutdownSignalIT} instead.

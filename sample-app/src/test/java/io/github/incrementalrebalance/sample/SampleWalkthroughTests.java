@@ -37,9 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The walk-through (docs/walkthrough.md) on the sample application as users run it (its own configuration, Spring Security on):
- * two instances, a leave asked over HTTP by the operator, the instance drains and closes, the other runs every task
- * with exact counts; health is open, a leave without credentials or without the operator's role is refused.
+ * The walk-through (docs/walkthrough.md) on the sample application as users run it (its own configuration, Spring
+ * Security on): two instances, a leave asked over HTTP by the operator, the instance drains and closes, the other runs
+ * every task with exact counts; health is open, a leave without credentials or without the operator's role is
+ * refused.
  */
 @Tag(TestTags.BROKER)
 class SampleWalkthroughTests {
