@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import io.github.incrementalrebalance.member.MemberState;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -59,6 +60,11 @@ final class HostSwap implements Scenario {
 		long restored = all.stream()
 			.mapToLong((task) -> c.restoredRecords().restoredInto(task) + d.restoredRecords().restoredInto(task))
 			.sum();
+		if (group.strategy().learners()) {
+			// what the learners' figures claim: a hand-over to ready learners, not a restore
+			RestoredRecords.assertRestoredAtPromotionAtMost(group.settings().acceptableLag(), all,
+					c.restoredRecords(), d.restoredRecords());
+		}
 		return group.measure(all, Set.of(), timeline, to, restored,
 				Math.max(c.rebalancesSince(timeline.start()), d.rebalancesSince(timeline.start())));
 	}

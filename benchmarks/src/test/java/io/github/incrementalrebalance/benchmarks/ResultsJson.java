@@ -20,7 +20,7 @@ import tools.jackson.databind.node.ObjectNode;
  * and group timings (the last run's). The runs the README quotes are committed under {@code benchmarks/results/}, and
  * {@link BenchmarkCharts} draws the README's charts from them.
  */
-final class ResultsJson {
+public final class ResultsJson {
 
 	static final Path DIRECTORY = Path.of("target", "results");
 
@@ -51,7 +51,7 @@ final class ResultsJson {
 	 * @param file where
 	 * @param value its results, as records
 	 */
-	static void writeValue(Path file, Object value) {
+	public static void writeValue(Path file, Object value) {
 		ObjectNode stamped = mapper.createObjectNode().put("commit", commit());
 		stamped.setAll((ObjectNode) mapper.valueToTree(value));
 		try {

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.processor.TaskId;
@@ -79,6 +80,11 @@ final class ScaleDown implements Scenario {
 		long restored = moved.stream()
 			.mapToLong((task) -> a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
 			.sum();
+		if (group.strategy().learners()) {
+			// what the learners' figures claim: a hand-over to ready learners, not a restore
+			RestoredRecords.assertRestoredAtPromotionAtMost(group.settings().acceptableLag(), moved,
+					a.restoredRecords(), c.restoredRecords());
+		}
 		return group.measure(moved, unmoved, timeline, to, restored,
 				Math.max(a.rebalancesSince(timeline.start()), c.rebalancesSince(timeline.start())));
 	}

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -46,6 +47,10 @@ final class ScaleUp implements Scenario {
 		timeline.read(to, group.gapMeter(), moved, List.of(a, b), a, b, c);
 		timeline.readWarmUps(c, moved, group.settings().acceptableLag());
 		long restored = moved.stream().mapToLong((task) -> c.restoredRecords().restoredInto(task)).sum();
+		if (group.strategy().learners()) {
+			// what the learners' figures claim: the newcomer took its share warm, not by a restore
+			RestoredRecords.assertRestoredAtPromotionAtMost(group.settings().acceptableLag(), moved, c.restoredRecords());
+		}
 		return group.measure(moved, unmoved, timeline, to, restored,
 				Math.max(a.rebalancesSince(timeline.start()), b.rebalancesSince(timeline.start())));
 	}

@@ -31,7 +31,8 @@ enum ChaosEvent {
 
 	/**
 	 * An instance shuts down gracefully and starts again at once under its instance id with its state directory, as a
-	 * pod restarted in place: a later leave for its earlier start must change nothing.
+	 * pod restarted in place; then a leave is written for its earlier start (a command line that read the plan before
+	 * the restart), which must change nothing.
 	 */
 	RESTART(1),
 

@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.chaos;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,12 +7,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
+import io.github.incrementalrebalance.benchmarks.ResultsJson;
 
 /**
- * What a chaos run found, written to {@code benchmarks/target/chaos-report.json}.
+ * What a chaos run found, written to {@code benchmarks/target/chaos-report.json} with the commit it ran on.
  *
  * @param seed the seed that replays the run
  * @param events how many events were applied
@@ -36,8 +32,6 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 		Map<String, Integer> outcomes, Map<String, Stall> stallMs, Map<String, Long> restoredAtPromotion,
 		int unaskedLeaves, Map<String, Integer> faults, long heartbeatMs, long sessionMs, List<String> kinds,
 		List<Event> eventLog) {
-
-	private static final ObjectMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
 	static ChaosReport of(ChaosSettings settings, List<Event> events, long lost, long duplicated, int unaskedLeaves) {
 		Map<String, Integer> outcomes = new TreeMap<>();
@@ -64,9 +58,8 @@ record ChaosReport(long seed, int events, long lost, long duplicated, int conver
 				settings.kinds().stream().map(ChaosEvent::word).sorted().toList(), List.copyOf(events));
 	}
 
-	void write(Path file) throws IOException {
-		Files.createDirectories(file.getParent());
-		mapper.writeValue(file.toFile(), this);
+	void write(Path file) {
+		ResultsJson.writeValue(file, this);
 	}
 
 	/**

@@ -185,10 +185,17 @@ final class ChaosRunner {
 				String name = pick();
 				this.targets.add(name);
 				remember(name);
+				String before = this.goneStarts.get(name);
 				if (!this.group.terminate(name)) {
 					fail(name + " did not exit within a minute of SIGTERM");
 				}
 				this.group.start(name);
+				// a leave for the start before, as a command line that read the plan before the restart writes it
+				LeaveRecord request = this.group.write(LeaveRecord.request(name, before,
+						Instant.now().truncatedTo(ChronoUnit.MILLIS), Optional.empty(), "chaos"));
+				Leave stale = new Leave(name, request, Set.of());
+				stale.end("ignored", "its start is gone: the instance runs again under its id", 0);
+				this.leaves.add(stale);
 			}
 			case KILL -> kill(pickOtherThan(this.group.leader()));
 			case KILL_LEADER -> kill(this.group.leader().orElseGet(this::pick));
