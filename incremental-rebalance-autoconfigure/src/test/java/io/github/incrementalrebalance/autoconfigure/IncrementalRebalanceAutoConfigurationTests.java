@@ -299,25 +299,15 @@ class IncrementalRebalanceAutoConfigurationTests {
 				.containsEntry("incremental.rebalance.drain.restores.in.group", 5));
 	}
 
-	@Test
-	void drainRestoresPerMemberBelowOneStopsStartUpNamingWhatIsAccepted() {
+	@ParameterizedTest
+	@CsvSource({ "drain-restores-per-member, 0", "drain-restores-in-group, -1" })
+	void aDrainRestoreCapBelowOneStopsStartUpNamingWhatIsAccepted(String cap, int value) {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.drain-restores-per-member=0")
+			.withPropertyValues("incremental-rebalance." + cap + "=" + value)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessage("incremental-rebalance.drain-restores-per-member is 0: use an integer of at least 1, or "
-						+ "unset"));
-	}
-
-	@Test
-	void drainRestoresInGroupBelowOneStopsStartUpNamingWhatIsAccepted() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.drain-restores-in-group=-1")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessage("incremental-rebalance.drain-restores-in-group is -1: use an integer of at least 1, or "
+				.hasMessage("incremental-rebalance." + cap + " is " + value + ": use an integer of at least 1, or "
 						+ "unset"));
 	}
 

@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -116,7 +115,7 @@ class ScaleDownIntegrationTests {
 	private static void assertWarm(Set<TaskId> moved, StreamsInstance... to) {
 		assertThat(moved).isNotEmpty();
 		RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, moved,
-				Arrays.stream(to).map(StreamsInstance::restoredRecords).toArray(RestoredRecords[]::new));
+				StreamsInstance.restoredRecordsOf(to));
 	}
 
 	private static String run(int expectedStatus, String... command) {

@@ -2,7 +2,6 @@ package io.github.incrementalrebalance.member;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -158,7 +157,7 @@ final class DrainScenarioGroup {
 
 	static void assertRestoredAtPromotionAtMostTheLag(Set<TaskId> moved, StreamsInstance... newOwners) {
 		RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, moved,
-				Arrays.stream(newOwners).map(StreamsInstance::restoredRecords).toArray(RestoredRecords[]::new));
+				StreamsInstance.restoredRecordsOf(newOwners));
 	}
 
 }

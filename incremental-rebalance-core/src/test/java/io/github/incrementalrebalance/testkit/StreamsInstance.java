@@ -131,6 +131,15 @@ public final class StreamsInstance implements AutoCloseable {
 	}
 
 	/**
+	 * The restore counts of several instances, for {@link RestoredRecords#assertRestoredAtPromotionAtMost}.
+	 * @param instances the instances
+	 * @return each one's counts, in order
+	 */
+	public static RestoredRecords[] restoredRecordsOf(StreamsInstance... instances) {
+		return Arrays.stream(instances).map(StreamsInstance::restoredRecords).toArray(RestoredRecords[]::new);
+	}
+
+	/**
 	 * The union of the instances' active tasks.
 	 * @param instances the instances
 	 * @return every task active on one of them
