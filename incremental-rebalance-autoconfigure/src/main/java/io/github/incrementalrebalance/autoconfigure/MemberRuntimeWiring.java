@@ -121,7 +121,7 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 		applySettings(properties, beanName);
 		MemberRuntime runtime = MemberRuntime.create(properties);
 		factoryBean.setStreamsConfiguration(runtime.configure(properties));
-		install(factoryBean).bind(runtime, beanName);
+		install(factoryBean).bind(runtime);
 		// a drained member stops through the factory bean: it then reports stopped and its listeners hear of it
 		runtime.stopStreamsWith(factoryBean::stop);
 		factoryBean.addListener(new StreamsBuilderFactoryBean.Listener() {

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Properties;
 import java.util.function.Supplier;
 
-import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
@@ -19,8 +18,8 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * is built, from the final Streams config and the factory bean's client supplier, which spring-kafka hands to this
  * method (so no internals of the factory bean are read):
  * <ul>
- * <li>the config is checked once more, since spring-kafka may still change it in {@code start()} (spring-kafka 4.1's
- * {@code setGroupProtocol}), and configured by the member runtime again: a start after an earlier one is a new
+ * <li>the config is configured by the member runtime again, since spring-kafka may still change it in {@code start()}
+ * (spring-kafka 4.1's {@code setGroupProtocol} decides how a drain waits): a start after an earlier one is a new
  * incarnation of the member, with its own client tags;</li>
  * <li>the client supplier set on the factory bean, else the application's {@link KafkaClientSupplier} bean, is
  * wrapped by the member's supplier and still makes every client;</li>
@@ -44,8 +43,6 @@ final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 
 	private volatile @Nullable MemberRuntime runtime;
 
-	private volatile @Nullable String factoryBeanName;
-
 	MemberStreamsCustomizer(StreamsBuilderFactoryBean factoryBean,
 			Supplier<@Nullable KafkaClientSupplier> applicationSupplier,
 			Supplier<List<KafkaStreamsCustomizer>> applicationCustomizers) {
@@ -54,9 +51,8 @@ final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 		this.applicationCustomizers = applicationCustomizers;
 	}
 
-	void bind(MemberRuntime runtime, String factoryBeanName) {
+	void bind(MemberRuntime runtime) {
 		this.runtime = runtime;
-		this.factoryBeanName = factoryBeanName;
 	}
 
 	@Override
@@ -66,8 +62,6 @@ final class MemberStreamsCustomizer implements KafkaStreamsCustomizer {
 		if (runtime == null) {
 			return new KafkaStreams(topology, properties, clientSupplier);
 		}
-		LearnerConfig.requireClassicGroupProtocol(properties, "the factory bean '" + this.factoryBeanName
-				+ "' (spring.kafka.streams.properties.group.protocol or StreamsBuilderFactoryBean#setGroupProtocol)");
 		// a start after an earlier one (a drain with stop-streams, a stop and start) is a new incarnation
 		Properties configured = runtime.configure(properties);
 		KafkaClientSupplier memberSupplier = runtime.clientSupplier(applicationSupplier(clientSupplier));

@@ -6,9 +6,9 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Explains a start-up that incremental-rebalance refused (the streams group protocol, an assignor of the
- * application's own in mode incremental): what was refused and why, and what to set instead, in place of a bean
- * creation stack trace.
+ * Explains a start-up that incremental-rebalance refused (an assignor of the application's own in mode incremental,
+ * a {@code group.protocol} Kafka Streams does not have): what was refused and why, and what to set instead, in place
+ * of a bean creation stack trace.
  */
 final class StartRefusedFailureAnalyzer extends AbstractFailureAnalyzer<StartRefusedException> {
 

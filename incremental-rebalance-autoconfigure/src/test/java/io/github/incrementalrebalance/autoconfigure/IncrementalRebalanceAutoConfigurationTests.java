@@ -15,6 +15,7 @@ import javax.management.ObjectName;
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.testkit.InMemoryControlView;
@@ -27,7 +28,6 @@ import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.RoundSimulator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -205,20 +205,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void streamsGroupProtocolStopsStartUpAndTheFailureAnalyzerSaysWhatToSet() {
+	void streamsGroupProtocolStartsTheRuntimeInTheModeItSupportsThere() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("spring.kafka.streams.properties.group.protocol=streams")
 			.run((context) -> {
-				assertThat(context).hasFailed()
-					.getFailure()
-					.rootCause()
-					.hasMessageContaining("group.protocol=streams")
-					.hasMessageContaining("group.protocol=classic");
-				FailureAnalysis analysis = new StartRefusedFailureAnalyzer().analyze(context.getStartupFailure());
-				assertThat(analysis.getDescription()).startsWith("incremental-rebalance cannot run this Kafka Streams "
-						+ "application with group.protocol: group.protocol=streams (set by");
-				assertThat(analysis.getAction()).startsWith("Set instead: group.protocol=classic (the default), or "
-						+ "incremental-rebalance disabled for this application.");
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(MemberRuntimes.class).all()).singleElement()
+					.satisfies((runtime) -> assertThat(runtime.groupProtocol()).isEqualTo(GroupProtocol.STREAMS));
+				assertThat(factoryBean(context, "defaultKafkaStreamsBuilder").getStreamsConfiguration())
+					.as("the broker assigns: no client-side assignor is set")
+					.doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
 			});
 	}
 
@@ -590,17 +586,18 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void streamsGroupProtocolSetAfterTheWiringStopsTheFactoryBeansStart() {
+	void streamsGroupProtocolSetAfterTheWiringIsTheOneTheStartRunsUnder() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class).run((context) -> {
 			StreamsBuilderFactoryBean factoryBean = factoryBean(context, "defaultKafkaStreamsBuilder");
 			MemberStreamsCustomizer customizer = context.getBean(MemberRuntimeWiring.class).customizerOf(factoryBean);
+			MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+			assertThat(runtime.groupProtocol()).isEqualTo(GroupProtocol.CLASSIC);
 			Properties properties = runnableConfig(factoryBean);
 			properties.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
-			assertThatExceptionOfType(ConfigException.class)
-				.isThrownBy(() -> customizer.initKafkaStreams(topology(), properties, new DefaultKafkaClientSupplier()))
-				.withMessageContaining("group.protocol=streams (set by the factory bean 'defaultKafkaStreamsBuilder'")
-				.withMessageContaining("StreamsBuilderFactoryBean#setGroupProtocol")
-				.withMessageContaining("accepted: group.protocol=classic");
+			try (KafkaStreams streams = customizer.initKafkaStreams(topology(), properties,
+					new DefaultKafkaClientSupplier())) {
+				assertThat(runtime.groupProtocol()).isEqualTo(GroupProtocol.STREAMS);
+			}
 		});
 	}
 

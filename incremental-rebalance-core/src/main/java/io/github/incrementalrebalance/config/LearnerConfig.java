@@ -23,6 +23,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.GroupProtocol;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -271,20 +272,23 @@ public final class LearnerConfig extends AbstractConfig {
 	}
 
 	/**
-	 * Stop a Kafka Streams config that selects the streams group protocol (KIP-1071): there the broker assigns tasks,
-	 * and Kafka Streams ignores every client-side assignor, the learner assignor with it.
-	 * @param streamsConfig the final config Kafka Streams is built with
-	 * @param source where the config came from, for the message
-	 * @throws ConfigException naming {@code group.protocol} when it is {@code streams}
+	 * The group protocol a Kafka Streams config selects: it decides how a member drains, through learners the
+	 * assignor places (classic) or through the standbys the broker places (streams, KIP-1071).
+	 * @param streamsConfig a Kafka Streams config
+	 * @return the protocol, classic when unset
+	 * @throws StartRefusedException naming what is accepted when the value is neither
 	 */
-	public static void requireClassicGroupProtocol(Map<?, ?> streamsConfig, String source) {
-		Object protocol = streamsConfig.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
-		if (protocol != null && "streams".equalsIgnoreCase(String.valueOf(protocol).trim())) {
-			throw new StartRefusedException(StreamsConfig.GROUP_PROTOCOL_CONFIG, "group.protocol=streams (set by "
-					+ source + ") selects Kafka's streams group protocol (KIP-1071), where the broker assigns tasks, "
-					+ "Kafka Streams ignores client-side assignors and brokers up to Kafka 4.4 hand out no warm-up "
-					+ "tasks, so incremental-rebalance could place no learner and no drain could wait for one",
-					"group.protocol=classic (the default), or incremental-rebalance disabled for this application");
+	public static GroupProtocol groupProtocol(Map<?, ?> streamsConfig) {
+		Object value = streamsConfig.get(StreamsConfig.GROUP_PROTOCOL_CONFIG);
+		if (value == null) {
+			return GroupProtocol.CLASSIC;
+		}
+		try {
+			return GroupProtocol.of(String.valueOf(value).trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new StartRefusedException(StreamsConfig.GROUP_PROTOCOL_CONFIG,
+					"group.protocol=" + value + " is not a group protocol of Kafka Streams", "classic or streams");
 		}
 	}
 

@@ -65,6 +65,15 @@ public final class ControlClients {
 	}
 
 	/**
+	 * The clients with which a member draining under the streams protocol describes its group.
+	 * @param streamsConfig the Kafka Streams config
+	 * @return clients whose ids are {@code <client.id or application.id>-rebalance-group-*}
+	 */
+	public static ControlClients ofStreamsGroup(Map<String, ?> streamsConfig) {
+		return new ControlClients(streamsConfig, clientIdBase(streamsConfig) + "-rebalance-group");
+	}
+
+	/**
 	 * What Kafka Streams names its own clients after: its {@code client.id} when set, so that the broker's logs,
 	 * quotas and a network's rules tell one member's control clients from another's, as they do its stream threads'
 	 * clients; the application id otherwise.

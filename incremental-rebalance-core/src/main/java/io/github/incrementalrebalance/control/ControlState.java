@@ -3,6 +3,8 @@ package io.github.incrementalrebalance.control;
 import java.util.List;
 import java.util.Optional;
 
+import io.github.incrementalrebalance.planner.StartId;
+
 /**
  * The control topic's latest records as a member reads them.
  */
@@ -41,5 +43,13 @@ public interface ControlState {
 	 * @return the records
 	 */
 	List<ProgressRecord> progress();
+
+	/**
+	 * The progress record of one start of a member, whether or not a plan names it (under the streams protocol no
+	 * plan does).
+	 * @param start the start
+	 * @return its record, if it wrote one
+	 */
+	Optional<ProgressRecord> progressOf(StartId start);
 
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.planner.LeaveRequest;
@@ -206,6 +207,11 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	@Override
 	public List<ProgressRecord> progress() {
 		return this.view.progress();
+	}
+
+	@Override
+	public Optional<ProgressRecord> progressOf(StartId start) {
+		return this.view.progressOf(start);
 	}
 
 	/**

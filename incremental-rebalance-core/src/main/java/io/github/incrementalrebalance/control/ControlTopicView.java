@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
+import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -228,6 +229,10 @@ final class ControlTopicView {
 			.filter((record) -> starts.contains(record.key()))
 			.sorted(Comparator.comparing(ProgressRecord::instanceId).thenComparing(ProgressRecord::incarnation))
 			.toList();
+	}
+
+	Optional<ProgressRecord> progressOf(StartId start) {
+		return Optional.ofNullable(this.progress.get(ProgressRecord.keyOf(start.instanceId(), start.incarnation())));
 	}
 
 	Set<String> progressKeys() {

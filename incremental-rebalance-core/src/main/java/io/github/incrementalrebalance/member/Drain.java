@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -82,12 +83,17 @@ final class Drain {
 
 	private String stayedFrom;
 
+	/** Under the streams protocol: what the hand-over waits for instead of a plan. */
+	private final Optional<StandbyCopies> standbys;
+
 	/**
 	 * @param statefulTasks how many stateful tasks the member runs, for the outcome of a leave without learners
+	 * @param standbys under the streams protocol, the copies of the member's tasks on the others, which the hand-over
+	 * waits for; empty under the classic protocol, where it waits for the plan
 	 */
 	Drain(MemberIdentity identity, ControlState reader, ControlWriter writer, RebalanceTrigger trigger,
 			LeaveOnClose leaveOnClose, GroupExit exit, IntSupplier statefulTasks, LeaveBounds bounds,
-			MemberClocks clocks) {
+			MemberClocks clocks, Optional<StandbyCopies> standbys) {
 		this.identity = identity;
 		this.reader = reader;
 		this.writer = writer;
@@ -98,6 +104,7 @@ final class Drain {
 		this.bounds = bounds;
 		this.clocks = clocks;
 		this.othersSeen = new OthersLastSeen(identity.instanceId(), bounds.othersReturn());
+		this.standbys = standbys;
 	}
 
 	MemberState state() {
@@ -183,6 +190,10 @@ final class Drain {
 		moveTo(MemberState.LEAVING);
 		logger.info("{} is leaving (leave {}, timeout {}), asked by {}", this.identity.instanceId(), request.leaveId(),
 				request.timeout().map(Duration::toString).orElse("none"), request.source());
+		if (this.standbys.isPresent()) {
+			// the broker assigns: there is no round to ask for and no plan to wait for, only the standbys
+			return;
+		}
 		this.trigger.request(RebalanceCause.LEAVE, "incremental-rebalance: " + this.identity.instanceId() + " is leaving");
 	}
 
@@ -249,6 +260,10 @@ final class Drain {
 		if (followRecord(record)) {
 			return;
 		}
+		if (this.standbys.isPresent()) {
+			checkStandbys(now, this.standbys.get().notReady());
+			return;
+		}
 		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
 			.map(PlanRecord::plan)
 			.filter((own) -> own.actsOn(this.leave.leaveId()));
@@ -282,6 +297,21 @@ final class Drain {
 	}
 
 	/**
+	 * Under the streams protocol: hand over once every other instance holds a ready copy of every stateful task of
+	 * this member, so that each is warm wherever the broker moves it.
+	 */
+	private void checkStandbys(Instant now, Map<String, Optional<Long>> notReady) {
+		if (notReady.isEmpty()) {
+			finish(DrainOutcome.of(DrainOutcome.Reason.STANDBYS_READY, 0));
+			return;
+		}
+		observeStall(now, notReady);
+		if (this.deadline.isPresent() && !now.isBefore(this.deadline.get())) {
+			finish(DrainOutcome.of(DrainOutcome.Reason.DEADLINE_PASSED, notReady.size()));
+		}
+	}
+
+	/**
 	 * The tasks that move cold when the member leaves now: those still being learned whose learner is not ready as its
 	 * member last reported; a ready learner takes its task over warm, whether or not the hand-over waited for it.
 	 */
@@ -304,8 +334,11 @@ final class Drain {
 	 * Say when the drain gets nowhere, and when it moves again.
 	 */
 	private void followProgress(Instant now, MemberPlan plan) {
-		Optional<String> stall = this.stallWatch.observe(now,
-				DrainStallWatch.notReady(plan.beingLearned(), this.reader.progress()));
+		observeStall(now, DrainStallWatch.notReady(plan.beingLearned(), this.reader.progress()));
+	}
+
+	private void observeStall(Instant now, Map<String, Optional<Long>> notReady) {
+		Optional<String> stall = this.stallWatch.observe(now, notReady);
 		if (stall.isPresent() && this.stalled.isEmpty()) {
 			logger.warn("The drain of {} (leave {}) is stalled: {}", this.identity.instanceId(),
 					this.leave.leaveId(), stall.get());
@@ -374,7 +407,7 @@ final class Drain {
 	 */
 	Optional<String> waiting() {
 		LeaveAcknowledgement current = this.acknowledgement;
-		if (this.state != MemberState.LEAVING || current == null) {
+		if (this.state != MemberState.LEAVING || current == null || this.standbys.isPresent()) {
 			return Optional.empty();
 		}
 		return this.held.or(current::waiting);

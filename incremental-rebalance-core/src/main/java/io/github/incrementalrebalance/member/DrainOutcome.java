@@ -94,6 +94,12 @@ public record DrainOutcome(Reason reason, int tasksMovedCold) {
 		/** Every task it ran had a ready learner. */
 		LEARNERS_READY(Kind.DRAINED, "every learner was ready"),
 
+		/**
+		 * Under the streams protocol: every other instance held a ready standby of every task it ran, so each task was
+		 * warm wherever the broker moved it.
+		 */
+		STANDBYS_READY(Kind.DRAINED, "every other instance held a ready standby of every task it ran"),
+
 		/** Its scale-down timeout passed (on the member's clock, or the leader's). */
 		DEADLINE_PASSED(Kind.FORCED, "the scale-down timeout passed before every learner was ready"),
 

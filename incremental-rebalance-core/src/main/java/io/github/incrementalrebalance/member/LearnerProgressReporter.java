@@ -13,7 +13,6 @@ import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.control.ControlWriter;
-import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.control.ProgressRecord;
 import org.apache.kafka.streams.processor.TaskId;
@@ -66,11 +65,10 @@ final class LearnerProgressReporter {
 
 	/**
 	 * Sample and publish when due.
-	 * @param plan this member's plan
+	 * @param learners this member's learners: those its plan gives it, or under the streams protocol its standbys
 	 * @param lags reads the local lags (a call to the cluster), only when a sample is due
 	 */
-	void check(Optional<PlanRecord> plan, Supplier<Map<TaskId, Long>> lags) {
-		Set<TaskId> learners = plan.map((p) -> p.plan().learning().keySet()).orElse(Set.of());
+	void check(Set<TaskId> learners, Supplier<Map<TaskId, Long>> lags) {
 		if (learners.isEmpty()) {
 			if (this.published) {
 				this.published = false;

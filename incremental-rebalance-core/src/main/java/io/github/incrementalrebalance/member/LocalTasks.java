@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.planner.MemberPlan;
 import org.apache.kafka.streams.KafkaStreams;
@@ -108,6 +109,29 @@ final class LocalTasks {
 			.flatMap((thread) -> thread.activeTasks().stream())
 			.filter((task) -> !this.storeTasks.storesOf(task.taskId()).isEmpty())
 			.count();
+	}
+
+	/**
+	 * The stateful tasks this member runs: under the streams protocol, what a drain must find warm elsewhere.
+	 */
+	Set<TaskId> statefulActiveTaskIds() {
+		return this.streams.metadataForLocalThreads()
+			.stream()
+			.flatMap((thread) -> thread.activeTasks().stream())
+			.map(TaskMetadata::taskId)
+			.filter((task) -> !this.storeTasks.storesOf(task).isEmpty())
+			.collect(Collectors.toSet());
+	}
+
+	/**
+	 * The standby tasks this member keeps.
+	 */
+	Set<TaskId> standbyTaskIds() {
+		return this.streams.metadataForLocalThreads()
+			.stream()
+			.flatMap((thread) -> thread.standbyTasks().stream())
+			.map(TaskMetadata::taskId)
+			.collect(Collectors.toSet());
 	}
 
 	private Map<TaskId, Long> readLags() {

@@ -109,6 +109,7 @@ final class MemberChecks {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		this.start.stopped();
 	}
 
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.DrainProgress;
@@ -85,7 +86,6 @@ public final class MemberRuntime implements AutoCloseable {
 	public static MemberRuntime create(Map<?, ?> streamsConfig) {
 		Map<String, Object> copy = new HashMap<>();
 		streamsConfig.forEach((key, value) -> copy.put(String.valueOf(key), value));
-		LearnerConfig.requireClassicGroupProtocol(copy, "the Kafka Streams config");
 		if (LEAVE_PATH_LOGGED.compareAndSet(false, true)) {
 			logger.info(ClientCapabilities.detected().leavePath());
 		}
@@ -94,6 +94,14 @@ public final class MemberRuntime implements AutoCloseable {
 
 	public MemberIdentity identity() {
 		return this.starts.wiring().identity();
+	}
+
+	/**
+	 * @return the group protocol of the latest start's config: under {@code streams} a leave hands over once every
+	 * instance that stays holds a ready standby of each task, instead of through learners
+	 */
+	public GroupProtocol groupProtocol() {
+		return this.starts.wiring().protocol();
 	}
 
 	public String controlTopic() {
@@ -119,11 +127,11 @@ public final class MemberRuntime implements AutoCloseable {
 	 * new start of the member: a new incarnation, to which no leave, plan or drained flag of the earlier start applies.
 	 * @param properties the application's Kafka Streams config
 	 * @return a copy to build {@code KafkaStreams} with
-	 * @throws io.github.incrementalrebalance.config.StartRefusedException when it selects {@code group.protocol=streams},
-	 * or its own {@code task.assignor.class} in mode incremental
+	 * @throws io.github.incrementalrebalance.config.StartRefusedException when it sets its own
+	 * {@code task.assignor.class} in mode incremental on the classic protocol, or a {@code group.protocol} Kafka
+	 * Streams does not have
 	 */
 	public synchronized Properties configure(Properties properties) {
-		LearnerConfig.requireClassicGroupProtocol(properties, "the Kafka Streams config");
 		return this.starts.configure(properties);
 	}
 

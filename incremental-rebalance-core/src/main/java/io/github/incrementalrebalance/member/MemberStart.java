@@ -2,15 +2,19 @@ package io.github.incrementalrebalance.member;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlClients;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.MemberPlan;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TopologyDescription;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * One start of Kafka Streams under a member runtime, with the parts that follow it: the Kafka Streams instance, its
@@ -36,6 +40,8 @@ final class MemberStart {
 	private final LearnerProgressReporter progress;
 
 	private final MemberContext context;
+
+	private final Optional<StandbyCopies> standbys;
 
 	/**
 	 * @param wiring what the start was built with
@@ -64,8 +70,13 @@ final class MemberStart {
 				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clocks());
 		GroupExit exit = new GroupExit(this.identity, context.writer(), this.clients.groupMembership(), closeStreams,
 				LearnerConfig.rebalanceTimeout(context.streamsConfig()));
+		this.standbys = (wiring.protocol() == GroupProtocol.STREAMS)
+				? Optional.of(new StandbyCopies(this.identity, context.applicationId(), this.tasks::statefulActiveTaskIds,
+						context.reader(), ControlClients.ofStreamsGroup(context.streamsConfig()),
+						config.controlTopicTimeout(), context.clocks().elapsed()))
+				: Optional.empty();
 		this.drain = new Drain(this.identity, context.reader(), context.writer(), trigger, this.clients.leaveOnClose(),
-				exit, this.tasks::statefulActiveTasks, context.leaveBounds(), context.clocks());
+				exit, this.tasks::statefulActiveTasks, context.leaveBounds(), context.clocks(), this.standbys);
 	}
 
 	MemberIdentity identity() {
@@ -129,8 +140,17 @@ final class MemberStart {
 			return;
 		}
 		this.watcher.check();
-		this.progress.check(this.context.reader().plan(this.identity.instanceId(), this.identity.incarnation()),
-				this.tasks.lags());
+		// under the streams protocol every standby may be the one a leaving member's task moves to
+		Set<TaskId> learners = this.standbys.isPresent() ? this.tasks.standbyTaskIds()
+				: plan().map((own) -> own.learning().keySet()).orElse(Set.of());
+		this.progress.check(learners, this.tasks.lags());
+	}
+
+	/**
+	 * Let go of what this start holds beside Kafka Streams, once its checks stopped.
+	 */
+	void stopped() {
+		this.standbys.ifPresent(StandbyCopies::close);
 	}
 
 }

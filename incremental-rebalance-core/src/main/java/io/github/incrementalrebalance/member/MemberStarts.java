@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.function.Consumer;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
@@ -105,6 +107,14 @@ final class MemberStarts {
 			logger.info("{} starts again as incarnation {} (was {})", earlier.instanceId(),
 					this.wiring.identity().incarnation(), earlier.incarnation());
 		}
+		GroupProtocol protocol = LearnerConfig.groupProtocol(properties);
+		if (protocol == GroupProtocol.STREAMS) {
+			logger.info("{} runs Kafka's streams group protocol (group.protocol=streams): the broker assigns tasks and "
+					+ "places standbys, so no learners are placed; a leave hands over once every instance that stays "
+					+ "holds a ready standby of each of its stateful tasks (the group's streams.num.standby.replicas "
+					+ "at least the instances that stay)", this.wiring.identity().instanceId());
+		}
+		this.wiring.protocol(protocol);
 		return this.streamsWiring.configure(properties, this.wiring);
 	}
 

@@ -1,5 +1,6 @@
 package io.github.incrementalrebalance.member;
 
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.identity.MemberIdentity;
@@ -19,6 +20,9 @@ final class StartWiring {
 
 	private volatile MemberClientSupplier clients;
 
+	/** The group protocol this start's config selects: it decides what its drain waits for. */
+	private volatile GroupProtocol protocol = GroupProtocol.CLASSIC;
+
 	StartWiring(MemberIdentity identity, PlanPublisher publisher) {
 		this.identity = identity;
 		this.publisher = publisher;
@@ -30,6 +34,14 @@ final class StartWiring {
 
 	PlanPublisher publisher() {
 		return this.publisher;
+	}
+
+	GroupProtocol protocol() {
+		return this.protocol;
+	}
+
+	void protocol(GroupProtocol selected) {
+		this.protocol = selected;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.assignor.PlanListener;
 import io.github.incrementalrebalance.assignor.PreviousPlan;
+import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.config.StartRefusedException;
 import io.github.incrementalrebalance.planner.RebalancingMode;
@@ -63,7 +64,9 @@ final class StreamsWiring {
 	Properties configure(Properties properties, StartWiring start) {
 		Properties configured = new Properties();
 		configured.putAll(properties);
-		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL) {
+		// under the streams protocol the broker assigns and Kafka Streams ignores any client-side assignor
+		if (this.config.rebalancingMode() == RebalancingMode.INCREMENTAL
+				&& LearnerConfig.groupProtocol(properties) == GroupProtocol.CLASSIC) {
 			Object assignor = properties.get(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
 			if (assignor != null && !LearnerTaskAssignor.class.getName().equals(String.valueOf(assignor))) {
 				throw new StartRefusedException(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, "task.assignor.class is set "

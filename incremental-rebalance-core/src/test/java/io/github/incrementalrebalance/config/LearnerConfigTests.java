@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.GroupProtocol;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,15 +75,14 @@ class LearnerConfigTests {
 	}
 
 	@Test
-	void streamsGroupProtocolIsRefusedNamingTheSettingItsSourceAndWhatIsAccepted() {
-		LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", "classic"), "test");
-		LearnerConfig.requireClassicGroupProtocol(Map.of(), "test");
+	void readsTheGroupProtocolAsKafkaStreamsDoesAndRefusesAnotherNamingWhatIsAccepted() {
+		assertThat(LearnerConfig.groupProtocol(Map.of())).isEqualTo(GroupProtocol.CLASSIC);
+		assertThat(LearnerConfig.groupProtocol(Map.of("group.protocol", "classic"))).isEqualTo(GroupProtocol.CLASSIC);
+		assertThat(LearnerConfig.groupProtocol(Map.of("group.protocol", " STREAMS "))).isEqualTo(GroupProtocol.STREAMS);
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> LearnerConfig.requireClassicGroupProtocol(Map.of("group.protocol", " STREAMS "),
-					"the application's config"))
-			.withMessageContaining("group.protocol=streams (set by the application's config)")
-			.withMessageContaining("brokers up to Kafka 4.4 hand out no warm-up tasks")
-			.withMessageContaining("accepted: group.protocol=classic");
+			.isThrownBy(() -> LearnerConfig.groupProtocol(Map.of("group.protocol", "consumer")))
+			.withMessageContaining("group.protocol=consumer is not a group protocol of Kafka Streams")
+			.withMessageContaining("accepted: classic or streams");
 	}
 
 	@Test

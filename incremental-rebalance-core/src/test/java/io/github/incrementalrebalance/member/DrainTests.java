@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.identity.MemberIdentity;
+import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
@@ -84,7 +85,7 @@ class DrainTests {
 	private Drain drain(LeaveBounds bounds) {
 		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
 				new GroupExit(this.identity, this.control, this.membership, this::closeStreams, Duration.ofSeconds(5)),
-				() -> 3, bounds, new MemberClocks(this.wall, this.clock));
+				() -> 3, bounds, new MemberClocks(this.wall, this.clock), Optional.empty());
 	}
 
 	private void closeStreams() {
@@ -727,6 +728,14 @@ class DrainTests {
 		@Override
 		public List<ProgressRecord> progress() {
 			return List.copyOf(this.progress);
+		}
+
+		@Override
+		public Optional<ProgressRecord> progressOf(StartId start) {
+			return this.progress.stream()
+				.filter((record) -> record.instanceId().equals(start.instanceId())
+						&& record.incarnation().equals(start.incarnation()))
+				.findFirst();
 		}
 
 		@Override

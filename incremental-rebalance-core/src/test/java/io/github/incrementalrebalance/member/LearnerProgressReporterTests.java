@@ -4,17 +4,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.RebalancingMode;
-import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlWriter;
-import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.testkit.MutableClock;
 import org.apache.kafka.streams.processor.TaskId;
@@ -41,7 +39,7 @@ class LearnerProgressReporterTests {
 
 	@Test
 	void publishesOneRecordPerIntervalWhileItHasLearnersThenDeletesIt() {
-		Optional<PlanRecord> learning = Optional.of(plan(Map.of("0_1", 50_000L)));
+		Set<TaskId> learning = Set.of(TaskId.parse("0_1"));
 		for (int check = 0; check < 17; check++) {
 			this.reporter.check(learning, this::lags);
 			this.clock.advance(Duration.ofMillis(250));
@@ -60,8 +58,8 @@ class LearnerProgressReporterTests {
 		});
 		assertThat(this.reporter.current()).isNotEmpty();
 
-		this.reporter.check(Optional.of(plan(Map.of())), this::lags);
-		this.reporter.check(Optional.of(plan(Map.of())), this::lags);
+		this.reporter.check(Set.of(), this::lags);
+		this.reporter.check(Set.of(), this::lags);
 		assertThat(this.writer.tombstones).as("deleted once").containsExactly(last.key());
 		assertThat(this.reporter.current()).isEmpty();
 		assertThat(this.lagReads).as("no lag read without learners").hasValue(9);
@@ -69,8 +67,8 @@ class LearnerProgressReporterTests {
 
 	@Test
 	void aMemberThatNeverHadLearnersWritesNothing() {
-		this.reporter.check(Optional.empty(), this::lags);
-		this.reporter.check(Optional.of(plan(Map.of())), this::lags);
+		this.reporter.check(Set.of(), this::lags);
+		this.reporter.check(Set.of(), this::lags);
 		assertThat(this.writer.written).isEmpty();
 		assertThat(this.writer.tombstones).isEmpty();
 		assertThat(this.lagReads).hasValue(0);
@@ -79,12 +77,6 @@ class LearnerProgressReporterTests {
 	private Map<TaskId, Long> lags() {
 		this.lagReads.incrementAndGet();
 		return Map.of(new TaskId(0, 1), this.lag);
-	}
-
-	private PlanRecord plan(Map<String, Long> learning) {
-		MemberPlanBuilder plan = MemberPlanBuilder.plan("b", this.identity.incarnation());
-		learning.forEach(plan::learning);
-		return plan.record(3);
 	}
 
 	private static final class RecordingWriter implements ControlWriter {

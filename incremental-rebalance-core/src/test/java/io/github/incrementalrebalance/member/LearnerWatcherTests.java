@@ -13,6 +13,7 @@ import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
+import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.LearnerRebalance;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.LogCapture;
@@ -176,6 +177,11 @@ class LearnerWatcherTests {
 		@Override
 		public List<ProgressRecord> progress() {
 			return List.of();
+		}
+
+		@Override
+		public Optional<ProgressRecord> progressOf(StartId start) {
+			return Optional.empty();
 		}
 
 	}

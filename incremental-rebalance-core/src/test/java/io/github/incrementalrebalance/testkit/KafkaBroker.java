@@ -86,6 +86,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	private Admin admin;
 
+	/** Broker settings beside the test kit's own, set by the factory that needs them. */
+	private final Map<String, String> extraConfig = new HashMap<>();
+
 	/**
 	 * One broker without a rack.
 	 */
@@ -153,6 +156,22 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 */
 	public static KafkaBroker threeBrokersWithFaultProxy() {
 		return new KafkaBroker(List.of(), true, false, SecurityProtocol.PLAINTEXT, true);
+	}
+
+	/**
+	 * One broker whose streams groups (KIP-1071, {@code group.protocol=streams}) keep one standby of every stateful
+	 * task and run at test timings: a heartbeat a second (the broker's floor is 5 s unless lowered) and task offsets
+	 * reported every second. Only brokers of Kafka 4.2 and later run streams groups by default.
+	 * @return the broker, not started
+	 */
+	public static KafkaBroker forStreamsGroups() {
+		KafkaBroker broker = new KafkaBroker();
+		broker.extraConfig.putAll(Map.of("group.streams.num.standby.replicas", "1",
+				"group.streams.min.heartbeat.interval.ms", "500", "group.streams.heartbeat.interval.ms", "1000",
+				"group.streams.min.session.timeout.ms", "6000", "group.streams.session.timeout.ms", "6000",
+				"group.streams.initial.rebalance.delay.ms", "0", "group.streams.min.task.offset.interval.ms", "1000",
+				"group.streams.task.offset.interval.ms", "1000"));
+		return broker;
 	}
 
 	/**
@@ -262,6 +281,7 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 			if (this.replicated) {
 				REPLICATED_CONFIG.forEach(builder::setConfigProp);
 			}
+			this.extraConfig.forEach(builder::setConfigProp);
 			if (this.protocol == SecurityProtocol.SSL) {
 				// Kafka's test kit makes listeners of its own for PLAINTEXT and SASL_PLAINTEXT only, and takes
 				// the protocol map as given: its client listener is made to speak TLS here
