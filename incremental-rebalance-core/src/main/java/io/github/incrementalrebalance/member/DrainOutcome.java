@@ -57,6 +57,9 @@ public record DrainOutcome(Reason reason, int tasksMovedCold) {
 	 */
 	public String describe() {
 		String line = kind().word() + " (" + this.reason.word() + ")";
+		if (this.reason == Reason.STANDBYS_READY) {
+			return line + ": " + this.reason.meaning;
+		}
 		return (kind() == Kind.DRAINED) ? line + ": every task handed to a ready learner"
 				: line + ": " + this.tasksMovedCold + " stateful task(s) move without a ready learner and restore on "
 						+ "their new owner; " + this.reason.meaning;
