@@ -31,7 +31,7 @@ class AvailabilityBenchmark {
 
 	@Test
 	void scaleDown() {
-		run(new ScaleDown(), List.of(Strategy.values()));
+		run(new ScaleDown(), Strategy.classic());
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.benchmarks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -43,6 +44,9 @@ final class BenchmarkGroup implements AutoCloseable {
 
 	BenchmarkGroup(KafkaBroker broker, Path stateRoot, String scenario, Strategy strategy, Settings settings) {
 		this.application = new CountingApplication(broker, scenario + "-" + strategy.id(), settings.partitions());
+		if (strategy.isStreamsProtocol()) {
+			streamsGroupConfig(broker, this.application.applicationId(), strategy, settings);
+		}
 		this.strategy = strategy;
 		this.settings = settings;
 		this.producer = this.application.producer();
@@ -127,9 +131,13 @@ final class BenchmarkGroup implements AutoCloseable {
 		if (settings.kafkaGroupTimings()) {
 			launcher.kafkaDefaultGroupTimings();
 		}
-		return launcher.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
-			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, settings.acceptableLag())
-			.property(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, strategy.standbys())
+		launcher.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, settings.acceptableLag());
+		if (strategy.isStreamsProtocol()) {
+			// standbys and heartbeats are the group's configs there (streamsGroupConfig), the rest is the broker's
+			return launcher.property(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+		}
+		return launcher.property(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, strategy.standbys())
 			.property(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, KAFKA_FASTEST_PROBE.toMillis())
 			.property(LearnerConfig.BALANCING_FACTOR_CONFIG, settings.balancingFactor())
 			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
@@ -146,12 +154,24 @@ final class BenchmarkGroup implements AutoCloseable {
 				.memberRuntime()
 				.start();
 		}
-		if (strategy == Strategy.KAFKA_DEFAULT) {
+		if (strategy == Strategy.KAFKA_DEFAULT || strategy.isStreamsProtocol()) {
 			return spec.restoreThrottle(throttle).start();
 		}
 		return spec
 			.clientSupplier((supplier) -> new MemberClientSupplier(new ThrottledRestoreSupplier(supplier, throttle)))
 			.start();
+	}
+
+	/**
+	 * Under the streams protocol the group's standbys and timings are group configs on the broker, set before the
+	 * group's first member joins: Kafka's defaults for streams groups (heartbeat 5 s, session 45 s) or the test's
+	 * (1 s, 6 s).
+	 */
+	private static void streamsGroupConfig(KafkaBroker broker, String groupId, Strategy strategy, Settings settings) {
+		Map<String, String> configs = Map.of("streams.num.standby.replicas", String.valueOf(strategy.standbys()),
+				"streams.heartbeat.interval.ms", settings.kafkaGroupTimings() ? "5000" : "1000",
+				"streams.session.timeout.ms", settings.kafkaGroupTimings() ? "45000" : "6000");
+		broker.configureGroup(groupId, configs);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,9 +34,13 @@ final class ReadmeTables {
 			"`kafka-default` (Spring's close: no leave-group)", "kafka-tuned",
 			"`kafka-tuned` (real leave-group, no learners)", "kafka-standby",
 			"`kafka-standby` (tuned + one standby per task, caught up: twice the state)", "learner-eager",
-			"`learner-eager`", "learner-conservative", "`learner-conservative`");
+			"`learner-eager`", "learner-conservative", "`learner-conservative`", "streams-close",
+			"`streams-close` (Kafka Streams' close with a leave-group)", "streams-standby",
+			"`streams-standby` (close + one caught-up standby per task)", "streams-drain",
+			"`streams-drain` (hands over once both others hold a ready standby)");
 
-	private static final Map<String, Function<Path, String>> TABLES = Map.of("scale-down", ReadmeTables::scaleDown);
+	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
+			ReadmeTables::scaleDown, "streams-scale-down", ReadmeTables::streamsScaleDown));
 
 	private ReadmeTables() {
 	}
@@ -87,26 +92,70 @@ final class ReadmeTables {
 		return String.join("\n", rows) + "\n";
 	}
 
-	private static Map<String, JsonNode> byStrategy(Path file) {
-		JsonNode run;
+	/**
+	 * The scale-down under the streams protocol, repeated: per strategy, the median and the range over the rounds of
+	 * the leaving instance's tasks' stall and of the records restored at promotion.
+	 */
+	static String streamsScaleDown(Path results) {
+		Map<String, List<JsonNode>> runs = allByStrategy(results.resolve("streams-scale-down-kafka.json"));
+		List<String> rows = new ArrayList<>();
+		rows.add("| strategy | rounds | stall of the leaving instance's tasks, median (range) | records restored at "
+				+ "promotion, median (range) |");
+		rows.add("|---|---|---|---|");
+		runs.forEach((strategy, rounds) -> {
+			List<Long> stalls = rounds.stream().map((run) -> run.get("movedStallMs").asLong()).sorted().toList();
+			List<Long> restored = rounds.stream().map((run) -> run.get("restoredAtPromotion").asLong()).sorted().toList();
+			rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`") + " | " + rounds.size() + " | "
+					+ seconds(median(stalls)) + " (" + seconds(stalls.get(0)) + "-" + seconds(stalls.get(stalls.size() - 1))
+					+ ") | " + records(median(restored)) + " (" + records(restored.get(0)) + "-"
+					+ records(restored.get(restored.size() - 1)) + ") |");
+		});
+		return String.join("\n", rows) + "\n";
+	}
+
+	private static long median(List<Long> sorted) {
+		int middle = sorted.size() / 2;
+		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	}
+
+	private static Map<String, List<JsonNode>> allByStrategy(Path file) {
+		Map<String, List<JsonNode>> results = new LinkedHashMap<>();
+		read(file).get("results")
+			.forEach((result) -> results.computeIfAbsent(result.get("strategy").asString(), (key) -> new ArrayList<>())
+				.add(result));
+		return results;
+	}
+
+	private static JsonNode read(Path file) {
 		try {
-			run = mapper.readTree(file.toFile());
+			return mapper.readTree(file.toFile());
 		}
 		catch (RuntimeException ex) {
 			throw new UncheckedIOException(new IOException("cannot read " + file, ex));
 		}
+	}
+
+	private static Map<String, JsonNode> byStrategy(Path file) {
 		Map<String, JsonNode> results = new LinkedHashMap<>();
-		run.get("results").forEach((result) -> results.put(result.get("strategy").asString(), result));
+		read(file).get("results").forEach((result) -> results.put(result.get("strategy").asString(), result));
 		return results;
 	}
 
 	private static String seconds(JsonNode result, String field) {
-		return String.format(Locale.ROOT, "%.1f s", result.get(field).asLong() / 1000.0);
+		return seconds(result.get(field).asLong());
+	}
+
+	private static String seconds(long millis) {
+		return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+	}
+
+	private static String records(JsonNode result, String field) {
+		return records(result.get(field).asLong());
 	}
 
 	/** A count as the README writes one: groups of three digits apart. */
-	private static String records(JsonNode result, String field) {
-		return String.format(Locale.ROOT, "%,d", result.get(field).asLong()).replace(',', ' ');
+	private static String records(long count) {
+		return String.format(Locale.ROOT, "%,d", count).replace(',', ' ');
 	}
 
 }

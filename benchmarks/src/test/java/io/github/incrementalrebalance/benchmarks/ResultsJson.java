@@ -39,7 +39,16 @@ public final class ResultsJson {
 	 */
 	static Path write(Path directory, String scenario, BenchmarkGroup.Settings settings,
 			List<AvailabilityResult> results) {
-		Run run = new Run(scenario, settings.timings(), Instant.now().toString(), settings.describe(),
+		return write(directory, scenario, settings, settings.describe(), results);
+	}
+
+	/**
+	 * As {@link #write(Path, String, BenchmarkGroup.Settings, List)}, the settings told in the run's own words.
+	 * @param description what the run's settings were
+	 */
+	static Path write(Path directory, String scenario, BenchmarkGroup.Settings settings, String description,
+			List<AvailabilityResult> results) {
+		Run run = new Run(scenario, settings.timings(), Instant.now().toString(), description,
 				settings.keysPerTask(), results.stream().map(Entry::of).toList());
 		Path file = directory.resolve(scenario + "-" + settings.timings() + ".json");
 		writeValue(file, run);

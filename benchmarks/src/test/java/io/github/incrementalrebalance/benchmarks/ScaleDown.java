@@ -12,6 +12,7 @@ import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -65,6 +66,12 @@ final class ScaleDown implements Scenario {
 			timeline.followLeave(b, a);
 			b.runtime().leave(Optional.empty(), "benchmark");
 			await("b drained").atMost(Duration.ofMinutes(10)).until(() -> b.runtime().state() == MemberState.CLOSED);
+		}
+		else if (group.strategy().isStreamsProtocol()) {
+			// Kafka Streams' close with a real leave: a close without one stays in a streams group until its session
+			// ends (Kafka 4.4 honours that there), which would measure the session timeout
+			b.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30)));
+			timeline.mark("b closed, leaving the group");
 		}
 		else {
 			b.close();

@@ -1,7 +1,11 @@
 package io.github.incrementalrebalance.benchmarks;
 
+import java.util.Arrays;
+import java.util.List;
+
 /**
- * How a group loses or gains a member, compared side by side on the same data (DESIGN.md section 6).
+ * How a group loses or gains a member, compared side by side on the same data: on Kafka's classic group protocol
+ * (Kafka's assignor, learners) and on its streams protocol (the broker assigns).
  */
 enum Strategy {
 
@@ -18,7 +22,16 @@ enum Strategy {
 	LEARNER_EAGER("learner-eager", true, 0),
 
 	/** Learners; a leaving instance's tasks move together, through one hand-over. */
-	LEARNER_CONSERVATIVE("learner-conservative", true, 0);
+	LEARNER_CONSERVATIVE("learner-conservative", true, 0),
+
+	/** The streams protocol (the broker assigns); Kafka Streams' close with a real leave-group. */
+	STREAMS_CLOSE("streams-close", false, 0, true),
+
+	/** streams-close with one caught-up standby of every task, placed by the broker. */
+	STREAMS_STANDBY("streams-standby", false, 1, true),
+
+	/** The streams protocol's drain: it hands over once every instance that stays holds a ready standby (2 of 3). */
+	STREAMS_DRAIN("streams-drain", true, 2, true);
 
 	private final String id;
 
@@ -26,10 +39,35 @@ enum Strategy {
 
 	private final int standbys;
 
+	private final boolean streamsProtocol;
+
 	Strategy(String id, boolean learners, int standbys) {
+		this(id, learners, standbys, false);
+	}
+
+	Strategy(String id, boolean learners, int standbys, boolean streamsProtocol) {
 		this.id = id;
 		this.learners = learners;
 		this.standbys = standbys;
+		this.streamsProtocol = streamsProtocol;
+	}
+
+	/**
+	 * @return the strategies of Kafka's classic group protocol, where the library places learners
+	 */
+	static List<Strategy> classic() {
+		return Arrays.stream(values()).filter((strategy) -> !strategy.streamsProtocol).toList();
+	}
+
+	/**
+	 * @return the strategies of Kafka's streams group protocol (Kafka 4.4 brokers and clients)
+	 */
+	static List<Strategy> streamsProtocol() {
+		return Arrays.stream(values()).filter((strategy) -> strategy.streamsProtocol).toList();
+	}
+
+	boolean isStreamsProtocol() {
+		return this.streamsProtocol;
 	}
 
 	String id() {

@@ -13,6 +13,7 @@ import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.planner.StartId;
+import org.apache.kafka.streams.GroupProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * stays warm (learners placed on it later, for another member's drain, are no reason to refuse traffic). A start that
  * is not warm within the bound counts as warm anyway, and says so (WARN): its learners are still restoring, or no
  * plan names it (the control topic cannot be read, the leader runs Kafka's assignor). A member in mode upgrading gets
- * no learners and is warm at once. Reads only what the control topic's reader holds: any thread, no I/O.
+ * no learners and is warm at once; so is a member under the streams protocol, with a WARN (the broker assigns it tasks
+ * as it joins, with no learner). Reads only what the control topic's reader holds: any thread, no I/O.
  */
 class WarmReadiness {
 
@@ -59,6 +61,13 @@ class WarmReadiness {
 		MemberIdentity identity = runtime.identity();
 		StartId start = new StartId(identity.instanceId(), identity.incarnation());
 		if (this.warm.contains(start)) {
+			return true;
+		}
+		if (runtime.groupProtocol() == GroupProtocol.STREAMS) {
+			this.warm.add(start);
+			logger.warn("{} accepts traffic at once: under group.protocol=streams the broker gives a new instance its "
+					+ "tasks as it joins and no learner warms them first, so incremental-rebalance.warm-readiness "
+					+ "cannot hold it back (it needs the classic protocol)", identity.instanceId());
 			return true;
 		}
 		boolean learnsNothing = runtime.controlView()

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -21,6 +23,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import kafka.server.BrokerServer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -431,6 +434,31 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 
 	public Admin admin() {
 		return this.admin;
+	}
+
+	/**
+	 * Set a group's configs (under the streams protocol its standbys and timings are such configs), before its first
+	 * member joins.
+	 * @param groupId the group
+	 * @param configs the configs to set
+	 */
+	public void configureGroup(String groupId, Map<String, String> configs) {
+		List<AlterConfigOp> set = configs.entrySet()
+			.stream()
+			.map((entry) -> new AlterConfigOp(new ConfigEntry(entry.getKey(), entry.getValue()), AlterConfigOp.OpType.SET))
+			.toList();
+		try {
+			this.admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, groupId), set))
+				.all()
+				.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("could not set " + configs + " on group " + groupId, ex.getCause());
+		}
 	}
 
 	/**
