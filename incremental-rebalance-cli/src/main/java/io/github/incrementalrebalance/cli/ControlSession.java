@@ -2,15 +2,22 @@ package io.github.incrementalrebalance.cli;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.ControlClients;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.ControlTopicWriter;
 import io.github.incrementalrebalance.control.ControlWriteException;
 import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.LeaveRecord;
+import io.github.incrementalrebalance.control.StreamsGroupStarts;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -70,6 +77,34 @@ final class ControlSession implements AutoCloseable {
 
 	ControlTopicReader reader() {
 		return this.reader;
+	}
+
+	/**
+	 * The members to ask: the last plan's, or under Kafka's streams protocol, where no plan names them, the group's as
+	 * the broker describes it.
+	 * @param groupId the group (the application id)
+	 * @return the starts of a streams group by instance id; empty when a plan names the members, or the group is none
+	 */
+	Optional<Map<String, List<String>>> streamsGroupStarts(String groupId) {
+		if (this.reader.planEpoch().isPresent()) {
+			return Optional.empty();
+		}
+		try (Admin admin = ControlClients.ofControlTopic(this.config).admin()) {
+			return StreamsGroupStarts.describe(admin, groupId, new LearnerConfig(this.config).controlTopicTimeout());
+		}
+	}
+
+	/**
+	 * @param groupId the group (the application id)
+	 * @return the instance ids of the group's members: the last plan's, or the streams group's
+	 */
+	SortedSet<String> memberIds(String groupId) {
+		SortedSet<String> ids = new TreeSet<>();
+		this.reader.plans().forEach((plan) -> ids.add(plan.instanceId()));
+		if (ids.isEmpty()) {
+			streamsGroupStarts(groupId).ifPresent((starts) -> ids.addAll(starts.keySet()));
+		}
+		return ids;
 	}
 
 	/**

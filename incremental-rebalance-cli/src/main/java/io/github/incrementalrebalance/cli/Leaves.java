@@ -38,7 +38,9 @@ final class Leaves {
 	static Asked ask(ControlSession session, List<String> instanceIds, boolean force, Optional<Duration> timeout,
 			String applicationId, boolean allOrNone) {
 		ControlTopicReader reader = session.reader();
-		List<LeaveAsk> asks = LeaveAsk.decide(reader.plans(), reader.planEpoch(), instanceIds, force);
+		List<LeaveAsk> asks = session.streamsGroupStarts(applicationId)
+			.map((starts) -> LeaveAsk.decideInStreamsGroup(starts, instanceIds, force))
+			.orElseGet(() -> LeaveAsk.decide(reader.plans(), reader.planEpoch(), instanceIds, force));
 		Optional<String> refusal = asks.stream()
 			.filter((ask) -> ask.refusal().equals(Optional.of(LeaveAsk.Refusal.NO_MEMBER_WOULD_STAY))
 					|| (allOrNone && ask.refusal().isPresent()))

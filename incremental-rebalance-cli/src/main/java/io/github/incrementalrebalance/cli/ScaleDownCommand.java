@@ -8,10 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.control.ControlTopicReader;
-import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -62,12 +59,13 @@ final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 		validate();
 		try (ControlSession session = ControlSession.open(this.connection)) {
 			List<String> removed = (this.workload.statefulSet != null)
-					? highestOrdinals(session.reader(), this.workload.statefulSet, this.replicas) : this.pods;
+					? highestOrdinals(session.memberIds(this.connection.applicationId), this.workload.statefulSet,
+							this.replicas)
+					: this.pods;
 			if (removed.isEmpty()) {
 				err.println("error: no member of " + this.connection.applicationId + " is pod "
 						+ this.workload.statefulSet + "-" + this.replicas + " or above (members: "
-						+ session.reader().plans().stream().map(PlanRecord::instanceId).sorted()
-							.collect(Collectors.joining(", "))
+						+ String.join(", ", session.memberIds(this.connection.applicationId))
 						+ "): nothing to drain");
 				return ExitCodes.REFUSED;
 			}
@@ -130,11 +128,10 @@ final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 
 	/**
 	 * The members a StatefulSet scaled down to {@code replicas} removes. Its ordinals run from 0 without gaps, so those
-	 * above lie among the next as many as the plan has members; a pod name too long for an instance id stands for
+	 * above lie among the next as many as the group has members; a pod name too long for an instance id stands for
 	 * the id it is shortened to.
 	 */
-	private static List<String> highestOrdinals(ControlTopicReader reader, String statefulSet, int replicas) {
-		Set<String> members = reader.plans().stream().map(PlanRecord::instanceId).collect(Collectors.toSet());
+	private static List<String> highestOrdinals(Set<String> members, String statefulSet, int replicas) {
 		List<String> pods = new ArrayList<>();
 		for (int ordinal = replicas; ordinal <= replicas + members.size(); ordinal++) {
 			String pod = statefulSet + "-" + ordinal;

@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.cli;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -75,21 +73,21 @@ class HostSwapIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(old1, old2, new1, new2) && !new1.activeTasks().isEmpty()
 						&& !new2.activeTasks().isEmpty());
 
-			String list = run(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+			String list = CliRun.expecting(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId);
 			assertThat(old2.runtime().identity().instanceId()).as("a pod name too long for a client tag is shortened")
 				.isEqualTo(old2Id)
 				.hasSize(30)
 				.startsWith(POD_NAME.substring(0, 21));
 			assertThat(list).contains("old-1").contains(old2Id).contains("new-1").contains("new-2");
-			run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", applicationId,
+			CliRun.expecting(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", applicationId,
 					"--instance-id", "gone-9");
-			String everyone = run(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+			String everyone = CliRun.expecting(1, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId, "--instance-id", "old-1," + POD_NAME + ",new-1,new-2");
 			assertThat(everyone).contains("no member of host-swap would stay in the group").contains("--force");
 			assertThat(old1.runtime().state()).as("nothing written").isEqualTo(MemberState.STABLE);
 			Set<TaskId> ofOld = StreamsInstance.activeTasksOf(old1, old2);
-			String leave = run(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+			String leave = CliRun.expecting(0, "leave", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId, "--instance-id", "old-1," + POD_NAME, "--timeout", "2m", "--wait", "2m");
 			assertThat(leave).as("the pod's full name stands for its id").contains("old-1: leaving")
 				.contains(old2Id + ": leaving");
@@ -110,7 +108,7 @@ class HostSwapIntegrationTests {
 				.until(() -> new1.runtime().controlView().leaveRecords().values().stream()
 					.filter((record) -> record.ended().isPresent())
 					.count() == 2);
-			String after = run(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
+			String after = CliRun.expecting(0, "list", "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
 					applicationId);
 			assertThat(after.substring(after.indexOf("left:"))).as("the operator sees how each leave ended")
 				.containsPattern("old-1 .* drained \\(learners-ready\\)")
@@ -120,16 +118,4 @@ class HostSwapIntegrationTests {
 					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 		}
 	}
-
-	private static String run(int expectedStatus, String... args) {
-		StringWriter out = new StringWriter();
-		StringWriter err = new StringWriter();
-		int status = RebalanceCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-			.execute(args);
-		String printed = out + err.toString();
-		System.out.println(printed);
-		assertThat(status).as(printed).isEqualTo(expectedStatus);
-		return printed;
-	}
-
 }

@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.cli;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -72,16 +70,16 @@ class ScaleDownIntegrationTests {
 			producer.load(PARTITIONS, 1_000, 1);
 			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 
-			String none = run(1, "scale-down", "--statefulset", "shop", "--replicas", "3", "--wait", "1m");
+			String none = cli(1, "scale-down", "--statefulset", "shop", "--replicas", "3", "--wait", "1m");
 			assertThat(none).contains("no member of " + APPLICATION_ID + " is pod shop-3 or above (members: shop-0, "
 					+ "shop-1, shop-2): nothing to drain");
-			String unknown = run(1, "scale-down", "--deployment", "shop", "--replicas", "1", "--instance-id",
+			String unknown = cli(1, "scale-down", "--deployment", "shop", "--replicas", "1", "--instance-id",
 					"shop-2,shop-9", "--wait", "1m");
 			assertThat(unknown).contains("unknown instance id 'shop-9'").contains("nothing asked");
 			assertThat(shop2.runtime().state()).as("nothing asked of shop-2 either").isEqualTo(MemberState.STABLE);
 
 			Set<TaskId> ofShop2 = shop2.activeTasks();
-			String statefulSet = run(0, "scale-down", "--statefulset", "shop", "--replicas", "2", "--timeout", "2m",
+			String statefulSet = cli(0, "scale-down", "--statefulset", "shop", "--replicas", "2", "--timeout", "2m",
 					"--wait", "2m");
 			assertThat(statefulSet).contains("shop-2: leaving")
 				.contains("shop-2: drained (learners-ready)")
@@ -95,7 +93,7 @@ class ScaleDownIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(shop0, shop1)
 						&& StreamsInstance.activeTasksOf(shop0, shop1).size() == PARTITIONS);
 			Set<TaskId> ofShop1 = shop1.activeTasks();
-			JsonNode deployment = JsonMapper.shared().readTree(run(0, "scale-down", "--deployment", "shop",
+			JsonNode deployment = JsonMapper.shared().readTree(cli(0, "scale-down", "--deployment", "shop",
 					"--replicas", "1", "--instance-id", "shop-1", "--timeout", "2m", "--wait", "2m", "-o", "json"));
 			assertThat(deployment.path("leaves").path(0).path("instanceId").asString()).isEqualTo("shop-1");
 			assertThat(deployment.path("leaves").path(0).path("ended").asString()).isEqualTo("drained (learners-ready)");
@@ -118,21 +116,8 @@ class ScaleDownIntegrationTests {
 				StreamsInstance.restoredRecordsOf(to));
 	}
 
-	private static String run(int expectedStatus, String... command) {
-		String[] args = new String[command.length + 4];
-		System.arraycopy(command, 0, args, 0, command.length);
-		System.arraycopy(new String[] { "--bootstrap-servers", broker.bootstrapServers(), "--application-id",
-				APPLICATION_ID }, 0, args, command.length, 4);
-		StringWriter out = new StringWriter();
-		StringWriter err = new StringWriter();
-		int status = RebalanceCli.commandLine()
-			.setOut(new PrintWriter(out, true))
-			.setErr(new PrintWriter(err, true))
-			.execute(args);
-		String printed = out + err.toString();
-		System.out.println(printed);
-		assertThat(status).as(printed).isEqualTo(expectedStatus);
-		return printed;
+	private static String cli(int expectedStatus, String... command) {
+		return CliRun.against(broker, APPLICATION_ID, expectedStatus, command);
 	}
 
 }

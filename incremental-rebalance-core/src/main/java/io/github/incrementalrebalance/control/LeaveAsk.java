@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -52,6 +53,28 @@ public record LeaveAsk(String instanceId, Optional<String> incarnation, Optional
 	}
 
 	/**
+	 * Decide requests in a group under Kafka's streams protocol, where no plan names the members: against the starts
+	 * the broker describes ({@link StreamsGroupStarts}).
+	 * @param starts each instance id in the group with the incarnations of its live starts
+	 * @param instanceIds the members to ask
+	 * @param force ask even when no other instance would stay
+	 * @return one decision per member asked, in order
+	 */
+	public static List<LeaveAsk> decideInStreamsGroup(Map<String, List<String>> starts, Collection<String> instanceIds,
+			boolean force) {
+		boolean noneWouldStay = instanceIds.containsAll(starts.keySet());
+		List<LeaveAsk> decisions = new ArrayList<>();
+		for (String instanceId : instanceIds) {
+			List<String> incarnations = starts.getOrDefault(instanceId, List.of());
+			Optional<Refusal> refusal = incarnations.isEmpty() ? Optional.of(Refusal.UNKNOWN_INSTANCE)
+					: (incarnations.size() > 1) ? Optional.of(Refusal.DUPLICATE_INSTANCE_ID)
+							: (noneWouldStay && !force) ? Optional.of(Refusal.NO_MEMBER_WOULD_STAY) : Optional.empty();
+			decisions.add(new LeaveAsk(instanceId, incarnations.stream().findFirst(), refusal));
+		}
+		return decisions;
+	}
+
+	/**
 	 * The request to write, when it is allowed.
 	 * @param now when it is asked, on the asker's clock
 	 * @param timeout how long the member may wait for its learners; empty for its own scale-down timeout
@@ -73,10 +96,10 @@ public record LeaveAsk(String instanceId, Optional<String> incarnation, Optional
 	public Optional<String> describeRefusal(String applicationId) {
 		return this.refusal.map((refusal) -> switch (refusal) {
 			case UNKNOWN_INSTANCE -> "unknown instance id '" + this.instanceId + "': no member of " + applicationId
-					+ " has that id in the last plan";
+					+ " has that id in the last plan (under the streams protocol: in the group)";
 			case DUPLICATE_INSTANCE_ID -> "instance id '" + this.instanceId + "' is used by two live members: give each "
 					+ "its own incremental.rebalance.instance.id before asking one to leave";
-			case NO_MEMBER_WOULD_STAY -> "no member of " + applicationId + " would stay in the group (last plan): the "
+			case NO_MEMBER_WOULD_STAY -> "no member of " + applicationId + " would stay in the group: the "
 					+ "leaving instances' tasks would have nowhere to go. Start other instances first, or force the leave";
 		});
 	}
