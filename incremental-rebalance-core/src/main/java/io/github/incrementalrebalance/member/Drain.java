@@ -242,7 +242,15 @@ final class Drain {
 	 * Follow the control topic: a leave record for this start of the member written elsewhere (the command line)
 	 * starts the leave, its cancel record cancels it. Then move the leave on.
 	 */
-	synchronized void check() {
+	void check() {
+		// under the streams protocol the copies are read from the cluster: without the lock, which an operator's
+		// cancel takes, so that a slow broker holds no operator's thread
+		Optional<Map<String, Optional<Long>>> copiesNotReady = (this.state == MemberState.LEAVING)
+				? this.standbys.map(StandbyCopies::notReady) : Optional.empty();
+		checkWith(copiesNotReady);
+	}
+
+	private synchronized void checkWith(Optional<Map<String, Optional<Long>>> copiesNotReady) {
 		Instant now = this.clocks.elapsed().instant();
 		this.othersSeen.observe(now, this.reader.plans());
 		Optional<LeaveRecord> record = this.reader.leaveRecord(this.identity.instanceId(), this.identity.incarnation());
@@ -261,7 +269,8 @@ final class Drain {
 			return;
 		}
 		if (this.standbys.isPresent()) {
-			checkStandbys(now, this.standbys.get().notReady());
+			// read before this leave began (it began on this check): the next check reads the copies
+			copiesNotReady.ifPresent((notReady) -> checkStandbys(now, notReady));
 			return;
 		}
 		Optional<MemberPlan> plan = this.reader.plan(this.identity.instanceId(), this.identity.incarnation())
