@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import io.github.incrementalrebalance.member.ClientCapabilities;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
 import org.junit.jupiter.api.Tag;
@@ -25,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * see {@code benchmarks/README.md}.
  */
 @Tag(TestTags.BROKER)
-@EnabledIf("streamsProtocolServed")
+@EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")
 class StreamsProtocolBenchmark {
 
 	static final String SCENARIO = "streams-scale-down";
@@ -35,10 +34,6 @@ class StreamsProtocolBenchmark {
 
 	@TempDir
 	Path stateRoot;
-
-	static boolean streamsProtocolServed() {
-		return ClientCapabilities.detected().defaultCloseOperation();
-	}
 
 	@Test
 	void scaleDown() {

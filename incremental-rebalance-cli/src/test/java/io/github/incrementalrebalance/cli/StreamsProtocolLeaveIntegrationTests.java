@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.incrementalrebalance.member.ClientCapabilities;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.testkit.CountingApplication;
@@ -31,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag(TestTags.BROKER)
 @Tag(TestTags.CLIENT_LINE)
-@EnabledIf("streamsProtocolServed")
+@EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")
 class StreamsProtocolLeaveIntegrationTests {
 
 	private static final int PARTITIONS = 4;
@@ -43,10 +42,6 @@ class StreamsProtocolLeaveIntegrationTests {
 
 	@TempDir
 	Path stateRoot;
-
-	static boolean streamsProtocolServed() {
-		return ClientCapabilities.detected().defaultCloseOperation();
-	}
 
 	@Test
 	void leaveFindsTheMemberInTheStreamsGroupAndFollowsItsDrainToTheEnd() {

@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag(TestTags.BROKER)
 @Tag(TestTags.CLIENT_LINE)
-@EnabledIf("streamsProtocolServed")
+@EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")
 class StreamsProtocolDrainIntegrationTests {
 
 	private static final int PARTITIONS = 6;
@@ -57,15 +57,6 @@ class StreamsProtocolDrainIntegrationTests {
 
 	@TempDir
 	Path stateRoot;
-
-	/**
-	 * Static membership, close semantics and reported task offsets of streams groups need clients and brokers of Kafka
-	 * 4.4 (KIP-1284 brought the default close operation with them); the older lines run their groups on the classic
-	 * protocol in every other test.
-	 */
-	static boolean streamsProtocolServed() {
-		return ClientCapabilities.detected().defaultCloseOperation();
-	}
 
 	@Test
 	void aDrainHandsOverOnceEveryInstanceThatStaysHoldsAReadyCopyAndNothingRestoresBeyondTheAcceptableLag() {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 
+import io.github.incrementalrebalance.member.ClientCapabilities;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -175,6 +176,17 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 				"group.streams.initial.rebalance.delay.ms", "0", "group.streams.min.task.offset.interval.ms", "1000",
 				"group.streams.task.offset.interval.ms", "1000"));
 		return broker;
+	}
+
+	/**
+	 * Whether this stack runs streams groups as the library's streams-protocol drain needs them: Kafka 4.4 clients and
+	 * brokers (static membership, close semantics, reported task offsets; KIP-1284 brought the default close
+	 * operation with them). A test class says
+	 * {@code @EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")}.
+	 * @return true on Kafka 4.4 and later
+	 */
+	public static boolean servesStreamsGroups() {
+		return ClientCapabilities.detected().defaultCloseOperation();
 	}
 
 	/**
