@@ -84,9 +84,7 @@ final class ScaleDown implements Scenario {
 
 		Instant to = Instant.now();
 		timeline.read(to, group.gapMeter(), moved, List.of(b), a, b, c);
-		long restored = moved.stream()
-			.mapToLong((task) -> a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
-			.sum();
+		long restored = RestoredRecords.restoredInto(moved, a.restoredRecords(), c.restoredRecords());
 		if (group.strategy().learners()) {
 			// what the learners' figures claim: a hand-over to ready learners, not a restore
 			RestoredRecords.assertRestoredAtPromotionAtMost(group.settings().acceptableLag(), moved,

@@ -169,9 +169,7 @@ class StreamsProtocolDrainIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(a, c) && StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS
 						&& run.gapMeter().allProcessedSince(ofB, Instant.now().minusMillis(300)));
 			Duration stall = run.gapMeter().longestGap(ofB, closedAt, Instant.now());
-			long restored = ofB.stream()
-				.mapToLong((task) -> a.restoredRecords().restoredInto(task) + c.restoredRecords().restoredInto(task))
-				.sum();
+			long restored = RestoredRecords.restoredInto(ofB, a.restoredRecords(), c.restoredRecords());
 			run.verifyCounts(producer);
 			return new Closed(stall, restored);
 		}

@@ -7,12 +7,12 @@ import java.util.Properties;
 import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
-import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.identity.MemberIdentity;
+import org.apache.kafka.streams.GroupProtocol;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.TopologyDescription;

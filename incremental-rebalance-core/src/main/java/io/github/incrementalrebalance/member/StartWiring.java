@@ -1,9 +1,9 @@
 package io.github.incrementalrebalance.member;
 
-import org.apache.kafka.streams.GroupProtocol;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.identity.MemberIdentity;
+import org.apache.kafka.streams.GroupProtocol;
 import org.apache.kafka.streams.KafkaClientSupplier;
 
 /**

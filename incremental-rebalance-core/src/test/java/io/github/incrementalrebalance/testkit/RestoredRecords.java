@@ -66,6 +66,17 @@ public final class RestoredRecords implements StateRestoreListener, StandbyUpdat
 	}
 
 	/**
+	 * @param moved the tasks that moved
+	 * @param newOwners the counts of the instances that may run them now
+	 * @return the records restored into those tasks at their promotion, on every instance given
+	 */
+	public static long restoredInto(Collection<TaskId> moved, RestoredRecords... newOwners) {
+		return moved.stream()
+			.mapToLong((task) -> Arrays.stream(newOwners).mapToLong((owner) -> owner.restoredInto(task)).sum())
+			.sum();
+	}
+
+	/**
 	 * Assert that each moved task restored at most a learner's lag when it became active, counting its restores on
 	 * every instance that may have taken it: a move onto a ready learner reads only what the learner lagged, a cold
 	 * one the whole state.
