@@ -140,7 +140,7 @@ final class BenchmarkGroup implements AutoCloseable {
 		return launcher.property(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, strategy.standbys())
 			.property(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, KAFKA_FASTEST_PROBE.toMillis())
 			.property(LearnerConfig.BALANCING_FACTOR_CONFIG, settings.balancingFactor())
-			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
+			.property(LearnerConfig.DRAIN_HAND_OVER_CONFIG,
 					(strategy == Strategy.LEARNER_EAGER) ? "eager" : "conservative");
 	}
 
@@ -181,7 +181,7 @@ final class BenchmarkGroup implements AutoCloseable {
 	 * @param restoreRate restored records per second per instance (a slower disk); 0 for unlimited
 	 * @param acceptableLag {@code acceptable.recovery.lag}
 	 * @param kafkaGroupTimings Kafka's heartbeat (3 s) and session timeout (45 s) instead of 500 ms and 6 s
-	 * @param balancingFactor the learner assignor's {@code stream.worker.balancing.factor}
+	 * @param balancingFactor the learner assignor's {@code incremental.rebalance.balancing.factor}
 	 */
 	record Settings(int partitions, int keysPerTask, long restoreRate, long acceptableLag, boolean kafkaGroupTimings,
 			double balancingFactor) {

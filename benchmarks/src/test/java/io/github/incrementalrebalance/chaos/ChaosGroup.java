@@ -151,7 +151,7 @@ final class ChaosGroup implements AutoCloseable {
 		properties.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
 		properties.put(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, Long.toString(ACCEPTABLE_LAG));
 		properties.put(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, "1000");
-		properties.put(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, trigger);
+		properties.put(LearnerConfig.DRAIN_HAND_OVER_CONFIG, trigger);
 		properties.put(StandaloneMember.RESTORE_RATE, Long.toString(this.settings.restoreRate()));
 		properties.put(StandaloneMember.FORWARD_TOPIC, forwarded());
 		// named by its client id, so that the proxy can fault its clients, the control topic's included
@@ -191,7 +191,7 @@ final class ChaosGroup implements AutoCloseable {
 	/**
 	 * Ask an instance to leave, as the command line does: a leave record for its current start.
 	 * @param name the instance
-	 * @param timeout its scale-down timeout, if any
+	 * @param timeout its drain timeout, if any
 	 * @return the request written
 	 */
 	LeaveRecord leave(String name, Optional<Duration> timeout) {

@@ -21,10 +21,10 @@ import org.springframework.context.SmartLifecycle;
  * lifecycle allows, and reports done once each member left its group and closed.
  * <p>
  * Spring waits at most {@code spring.lifecycle.timeout-per-shutdown-phase} for a phase, and Kubernetes kills the pod
- * at its grace period: each member's drain is bounded by the tighter of its scale-down timeout
- * ({@code incremental-rebalance.scale-down-timeout} or the Kafka key {@code scale.down.timeout.ms}; 15 s when unset)
- * and that phase timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave. A member whose
- * learners are not ready by then leaves anyway, and says so ({@code forced}).
+ * at its grace period: each member's drain is bounded by the tighter of its drain timeout
+ * ({@code incremental-rebalance.drain.timeout} or the Kafka key {@code incremental.rebalance.drain.timeout.ms}; 15 s
+ * when unset) and that phase timeout less {@link #CLOSE_ALLOWANCE} for Kafka Streams to close after a forced leave.
+ * A member whose learners are not ready by then leaves anyway, and says so ({@code forced}).
  * <p>
  * A static member ({@code group.instance.id}: a StatefulSet's pod) is not drained: its shutdown is a restart that gets
  * its tasks back, with its state, without a rebalance. Leaving for good is asked first, then the pod is stopped.
@@ -34,7 +34,7 @@ public final class DrainOnShutdown implements SmartLifecycle {
 	/** Stopped before the factory beans ({@code Integer.MAX_VALUE - 1000}). */
 	static final int PHASE = Integer.MAX_VALUE - 500;
 
-	/** The drain's bound when no scale-down timeout is set: with the close allowance, 20 s of a 30 s grace period. */
+	/** The drain's bound when no drain timeout is set: with the close allowance, 20 s of a 30 s grace period. */
 	static final Duration DEFAULT_BOUND = Duration.ofSeconds(15);
 
 	/** What a forced leave needs after its deadline to close Kafka Streams (commit, close the tasks, leave). */
@@ -68,13 +68,13 @@ public final class DrainOnShutdown implements SmartLifecycle {
 	 * @return the bound
 	 */
 	public Duration bound(MemberRuntime runtime) {
-		Duration wanted = runtime.scaleDownTimeout().orElse(DEFAULT_BOUND);
+		Duration wanted = runtime.drainTimeout().orElse(DEFAULT_BOUND);
 		return (wanted.compareTo(this.fits) > 0) ? this.fits : wanted;
 	}
 
 	/**
 	 * Says at start, not at the first SIGTERM, what a member's drain on shutdown may take: at INFO when the shutdown
-	 * phase bounds it below the member's scale-down timeout (a leave asked otherwise keeps that timeout), at WARN when
+	 * phase bounds it below the member's drain timeout (a leave asked otherwise keeps that timeout), at WARN when
 	 * the phase leaves no time to drain at all.
 	 */
 	@Override
@@ -82,7 +82,7 @@ public final class DrainOnShutdown implements SmartLifecycle {
 		this.running = true;
 		for (MemberRuntime runtime : this.runtimes.all()) {
 			if (runtime.groupInstanceId().isEmpty()) {
-				Duration wanted = runtime.scaleDownTimeout().orElse(DEFAULT_BOUND);
+				Duration wanted = runtime.drainTimeout().orElse(DEFAULT_BOUND);
 				cutShort(runtime.identity().instanceId(), wanted).ifPresent((message) -> {
 					if (this.fits.isZero()) {
 						logger.warn(message);
@@ -96,16 +96,16 @@ public final class DrainOnShutdown implements SmartLifecycle {
 	}
 
 	/**
-	 * What a drain on shutdown may take when the shutdown phase bounds it below the member's scale-down timeout.
+	 * What a drain on shutdown may take when the shutdown phase bounds it below the member's drain timeout.
 	 * @param instanceId the member
-	 * @param wanted its scale-down timeout, or the default bound
+	 * @param wanted its drain timeout, or the default bound
 	 * @return what it may take and what to set for more, or empty when the timeout fits
 	 */
 	Optional<String> cutShort(String instanceId, Duration wanted) {
 		if (wanted.compareTo(this.fits) <= 0) {
 			return Optional.empty();
 		}
-		return Optional.of(String.format(Locale.ROOT, "A drain on shutdown of %s may take %s, not its scale-down "
+		return Optional.of(String.format(Locale.ROOT, "A drain on shutdown of %s may take %s, not its drain "
 				+ "timeout of %s: Spring waits at most %s (spring.lifecycle.timeout-per-shutdown-phase) for it, less %s "
 				+ "for Kafka Streams to close; learners that need longer end it forced. For the whole %s, set "
 				+ "spring.lifecycle.timeout-per-shutdown-phase to at least %s and the pod's "
@@ -146,7 +146,7 @@ public final class DrainOnShutdown implements SmartLifecycle {
 				continue;
 			}
 			Duration bound = bound(runtime);
-			if (bound.compareTo(runtime.scaleDownTimeout().orElse(DEFAULT_BOUND)) < 0) {
+			if (bound.compareTo(runtime.drainTimeout().orElse(DEFAULT_BOUND)) < 0) {
 				logger.info("The drain on shutdown of {} is bounded to {}: Spring waits at most {} "
 						+ "(spring.lifecycle.timeout-per-shutdown-phase) for it, less {} for Kafka Streams to close",
 						runtime.identity().instanceId(), bound, this.shutdownPhaseTimeout, CLOSE_ALLOWANCE);

@@ -25,7 +25,7 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * {@link StreamsBuilderFactoryBean} gets a {@link MemberRuntime} (the learner assignor, the member's identity tags
  * and control topic, main consumers that can be asked to rebalance and that leave the group when they close),
  * configured by {@link IncrementalRebalanceProperties}. A leaving instance refuses traffic; once it drained, the
- * application context closes ({@code incremental-rebalance.on-drained=shutdown}, the default).
+ * application context closes ({@code incremental-rebalance.drain.on-drained=shutdown}, the default).
  * <p>
  * Not conditional on a factory bean: Spring Cloud Stream's Kafka Streams binder registers one per function after
  * auto-configuration's conditions ran. A context that has none once refreshed is told so at WARN.
@@ -75,13 +75,14 @@ public final class IncrementalRebalanceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnProperty(name = "incremental-rebalance.on-drained", havingValue = "shutdown", matchIfMissing = true)
+	@ConditionalOnProperty(name = "incremental-rebalance.drain.on-drained", havingValue = "shutdown",
+			matchIfMissing = true)
 	ShutdownAfterDrain shutdownAfterDrain(ConfigurableApplicationContext context, MemberRuntimes runtimes) {
 		return new ShutdownAfterDrain(context, runtimes);
 	}
 
 	@Bean
-	@ConditionalOnBooleanProperty("incremental-rebalance.drain-on-shutdown")
+	@ConditionalOnBooleanProperty("incremental-rebalance.drain.on-shutdown")
 	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes, Environment environment) {
 		Duration phase = Binder.get(environment)
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)

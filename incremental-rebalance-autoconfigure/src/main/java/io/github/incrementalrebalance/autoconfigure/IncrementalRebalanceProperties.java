@@ -17,144 +17,33 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Configuration of incremental-rebalance. Each setting left unset keeps the value of its Kafka-style key under
- * {@code spring.kafka.streams.properties}, else the library's default; a setting made here wins over that key.
+ * Configuration of incremental-rebalance, grouped by concern: the control topic, the drain, a leave's exchange with
+ * the group, learners, readiness, placement and health. Each setting left unset keeps the value of its Kafka-style key
+ * under {@code spring.kafka.streams.properties}, else the library's default; a setting made here wins over that key.
  *
  * @param enabled Whether to wire incremental-rebalance into the application's Kafka Streams.
  * @param mode Rebalancing mode: 'incremental' (the learner assignor) or 'upgrading' (Kafka's own assignor, while
  * a group rolls onto or off this library).
- * @param scaleDownTimeout How long a leaving instance waits for its learners before it leaves anyway. Default: no
- * bound.
- * @param balancingFactor Tolerated ratio of tasks per thread between the most and the least loaded instance, at
- * least 1.
- * @param learnerRebalance When a leaving instance's tasks move: 'eager' (one by one as learners get ready) or
- * 'conservative' (together, through one hand-over).
- * @param learnerProbeInterval Follow-up rebalance interval while learners exist, a safety net beside the instances'
- * own triggers.
- * @param progressInterval How often an instance with learners publishes their progress (lag, restore rate, ETA) on
- * the control topic, for the whole group's view: one small record per instance per interval, none without learners.
  * @param instanceId This instance's id, 1 to 30 characters of A-Z, a-z, 0-9, '.', '_' and '-'; a longer name (up
  * to 253, a pod's has up to 63) is shortened to its first 21 characters and 8 hex digits of its SHA-256, and the
  * endpoint and command line take either. Default: the pod name (HOSTNAME), else the host name and process id.
- * @param controlTopic Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'
- * (a StreamsBuilderFactoryBean of the application's own keeps the default or its own key). Default: the
- * application id followed by '-rebalance-control'.
- * @param controlTopicCreate Whether to create the control topic when it is missing.
- * @param controlTopicTimeout How long the cluster may take to answer one request about the control topic: a
- * description of the topic or a request for its end (unanswered, the topic is reported unreadable in the log and
- * health, and leaves are refused until it answers), a write (unanswered, its outcome is unknown), the check of the
- * topic at start (tried again); also how long a start waits for the topic to be read before Kafka Streams start
- * without it. Raise it for a cluster that answers metadata requests slowly; a cut from the cluster
- * is seen this long after it begins, at most 5 seconds more.
- * @param leaveOnClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
- * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka
- * Streams and spring-kafka ask: from Kafka 4.2 they stay in the group unless the factory bean has
- * 'setLeaveGroupOnClose(true)'. A drained instance leaves either way.
- * @param onDrained What to do once this instance drained and left the group: close the application context
- * ('shutdown') or only Kafka Streams ('stop-streams').
- * @param placementPolicy Where tasks may run and what running them there costs: a class implementing
- * 'io.github.incrementalrebalance.planner.PlacementPolicy'. Default: one that honours Kafka's
- * 'rack.aware.assignment.strategy'.
- * @param taskWeight What a task weighs when the group is balanced: 'count' (one each: the balancing factor applies to
- * tasks per thread, as in Kafka) or 'state-size' (a stateful task weighs the records in its changelogs, read by the
- * group leader each rebalance: the factor applies to records per thread, so one instance does not end up with all
- * the big stores).
- * @param taskWeightTimeout With 'state-size' task weights, how long the group leader waits for the changelogs' start
- * and end offsets each rebalance: every instance's rebalance waits for them, and a round whose offsets came too late
- * weighs every task one (a WARN, health's 'taskWeight'). Raise it for a cluster that answers offset requests slowly,
- * lower it to bound how long a slow cluster holds a rebalance.
- * @param drainOnShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
- * scale-down timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for Kafka
- * Streams to close.
- * @param leaveAcknowledgementTimeout How long a leave waits for the group to answer it (a plan that acknowledges it;
- * after a rebalance, a plan of that generation) before it says it waits, in the log, health and the endpoint. Default:
- * the group's rebalance timeout (the main consumer's 'max.poll.interval.ms'), as long as a slow rebalance may take.
- * @param leaveUnanswered What a leave does once its acknowledgement timeout passed unanswered: 'wait' (keep asking
- * until answered, cancelled or past its own timeout: a slow group never turns a leave into a cold move) or 'leave'
- * (leave the group without learners).
- * @param drainStallTimeout How long the learners of a drain may not come closer to ready before the drain is
- * reported stalled, with the tasks and their lag (a WARN, health's 'drainStalled', the endpoint member's 'stalled', the
- * 'kafka.streams.rebalance.drain.stalled' gauge); the drain goes on.
- * @param drainRestoresPerMember The most learners of drains that restore at once on one instance (ready learners do
- * not count): a drain or rollout of a large instance restores in waves, the most advanced learners first, instead of
- * all at once on the same disks and brokers; it takes longer. Unset: no cap. Read by the group leader, so set it alike
- * on every instance.
- * @param drainRestoresInGroup The most learners of drains that restore at once in the whole group (ready learners do
- * not count): drains of several instances at once, or a rollout, fetch their state from the brokers in waves. Unset:
- * no cap. Read by the group leader, so set it alike on every instance.
- * @param warmReadiness Whether readiness means warm: the instance refuses traffic until every learner placed on it
- * since it started was promoted or dropped, so that a rollout replaces an old pod only once the new one holds its
- * share with its state.
- * @param warmReadinessTimeout How long after its start an instance that is not warm yet accepts traffic anyway, and
- * says why (WARN).
- * @param problemHealthStatus The status of the 'rebalance' health contributor while a member cannot hand its tasks to
- * learners (its control topic unreadable or not read yet, its plans unpublished, its instance id used twice, a round
- * that fell back to Kafka's assignor); the 'problem' detail says why. 'UP' by default: the application still
- * processes and a restart mends none of these, so a probe or load balancer must not act on it. 'DOWN' (503) or a
- * status of your own, mapped in 'management.endpoint.health.status', for those that should.
+ * @param controlTopic The topic of leave requests and plans.
+ * @param drain How a leaving instance hands its tasks over.
+ * @param leave How a leave and a close meet the group.
+ * @param learners How learners are followed while they restore.
+ * @param readiness What readiness means.
+ * @param placement Where tasks go and how the group is balanced.
+ * @param health The 'rebalance' health contributor.
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
-		@Nullable Duration scaleDownTimeout, @Nullable Double balancingFactor,
-		@Nullable LearnerRebalance learnerRebalance, @Nullable Duration learnerProbeInterval,
-		@Nullable Duration progressInterval, @Nullable String instanceId, @Nullable String controlTopic,
-		@Nullable Boolean controlTopicCreate, @Nullable Duration controlTopicTimeout, @Nullable Boolean leaveOnClose,
-		@DefaultValue("shutdown") OnDrained onDrained, @DefaultValue("false") boolean drainOnShutdown,
-		@Nullable Class<?> placementPolicy, @Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout,
-		@Nullable Duration leaveAcknowledgementTimeout, @Nullable LeaveUnanswered leaveUnanswered,
-		@Nullable Duration drainStallTimeout, @Nullable Integer drainRestoresPerMember,
-		@Nullable Integer drainRestoresInGroup,
-		@DefaultValue("false") boolean warmReadiness, @Nullable Duration warmReadinessTimeout,
-		@DefaultValue("UP") String problemHealthStatus) {
+		@Nullable String instanceId, @DefaultValue ControlTopic controlTopic, @DefaultValue Drain drain,
+		@DefaultValue Leave leave, @DefaultValue Learners learners, @DefaultValue Readiness readiness,
+		@DefaultValue Placement placement, @DefaultValue Health health) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 
 	public IncrementalRebalanceProperties {
-		if (scaleDownTimeout != null && scaleDownTimeout.isNegative()) {
-			throw invalid("scale-down-timeout", scaleDownTimeout, "a duration of 0 or more, or unset");
-		}
-		if (balancingFactor != null && !(balancingFactor >= 1.0 && Double.isFinite(balancingFactor))) {
-			throw invalid("balancing-factor", balancingFactor, "a number of at least 1");
-		}
-		if (learnerProbeInterval != null && (learnerProbeInterval.isNegative() || learnerProbeInterval.isZero())) {
-			throw invalid("learner-probe-interval", learnerProbeInterval, "a positive duration");
-		}
-		if (progressInterval != null && progressInterval.toMillis() < 100) {
-			throw invalid("progress-interval", progressInterval, "a duration of at least 100ms");
-		}
-		if (placementPolicy != null && !PlacementPolicy.class.isAssignableFrom(placementPolicy)) {
-			throw invalid("placement-policy", placementPolicy.getName(),
-					"a class implementing " + PlacementPolicy.class.getName());
-		}
-		if (controlTopicTimeout != null
-				&& (controlTopicTimeout.toMillis() < 1 || controlTopicTimeout.toMillis() > Integer.MAX_VALUE)) {
-			throw invalid("control-topic-timeout", controlTopicTimeout, "a duration of 1ms to 24d");
-		}
-		if (taskWeightTimeout != null
-				&& (taskWeightTimeout.toMillis() < 1 || taskWeightTimeout.toMillis() > Integer.MAX_VALUE)) {
-			throw invalid("task-weight-timeout", taskWeightTimeout, "a duration of 1ms to 24d");
-		}
-		if (warmReadinessTimeout != null && warmReadinessTimeout.toMillis() < 1) {
-			throw invalid("warm-readiness-timeout", warmReadinessTimeout, "a duration of at least 1ms");
-		}
-		if (problemHealthStatus == null || problemHealthStatus.isBlank()) {
-			throw invalid("problem-health-status", problemHealthStatus,
-					"a health status: UP, DOWN, OUT_OF_SERVICE or a status of your own");
-		}
-		problemHealthStatus = problemHealthStatus.trim().toUpperCase(Locale.ROOT);
-		if (drainStallTimeout != null && drainStallTimeout.toMillis() < 1) {
-			throw invalid("drain-stall-timeout", drainStallTimeout, "a duration of at least 1ms");
-		}
-		if (drainRestoresPerMember != null && drainRestoresPerMember < 1) {
-			throw invalid("drain-restores-per-member", drainRestoresPerMember, "an integer of at least 1, or unset");
-		}
-		if (drainRestoresInGroup != null && drainRestoresInGroup < 1) {
-			throw invalid("drain-restores-in-group", drainRestoresInGroup, "an integer of at least 1, or unset");
-		}
-		if (leaveAcknowledgementTimeout != null && leaveAcknowledgementTimeout.toMillis() < 1) {
-			throw invalid("leave-acknowledgement-timeout", leaveAcknowledgementTimeout,
-					"a duration of at least 1ms, or unset for the group's rebalance timeout");
-		}
 		if (instanceId != null) {
 			try {
 				MemberIdentity.instanceIdOf(instanceId);
@@ -178,61 +67,253 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 		if (this.mode != null) {
 			keys.put(LearnerConfig.REBALANCING_MODE_CONFIG, this.mode.name().toLowerCase(Locale.ROOT));
 		}
-		if (this.scaleDownTimeout != null) {
-			keys.put(LearnerConfig.SCALE_DOWN_TIMEOUT_MS_CONFIG, this.scaleDownTimeout.toMillis());
-		}
-		if (this.balancingFactor != null) {
-			keys.put(LearnerConfig.BALANCING_FACTOR_CONFIG, this.balancingFactor);
-		}
-		if (this.learnerRebalance != null) {
-			keys.put(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance.name().toLowerCase(Locale.ROOT));
-		}
-		if (this.learnerProbeInterval != null) {
-			keys.put(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, this.learnerProbeInterval.toMillis());
-		}
-		if (this.progressInterval != null) {
-			keys.put(LearnerConfig.PROGRESS_INTERVAL_MS_CONFIG, this.progressInterval.toMillis());
-		}
 		if (this.instanceId != null) {
 			keys.put(LearnerConfig.INSTANCE_ID_CONFIG, this.instanceId);
 		}
-		if (this.controlTopic != null) {
-			keys.put(LearnerConfig.CONTROL_TOPIC_CONFIG, this.controlTopic);
-		}
-		if (this.controlTopicCreate != null) {
-			keys.put(LearnerConfig.CONTROL_TOPIC_CREATE_CONFIG, this.controlTopicCreate);
-		}
-		if (this.controlTopicTimeout != null) {
-			keys.put(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, this.controlTopicTimeout.toMillis());
-		}
-		if (this.leaveOnClose != null) {
-			keys.put(LearnerConfig.LEAVE_ON_CLOSE_CONFIG, this.leaveOnClose);
-		}
-		if (this.placementPolicy != null) {
-			keys.put(LearnerConfig.PLACEMENT_POLICY_CLASS_CONFIG, this.placementPolicy);
-		}
-		if (this.taskWeight != null) {
-			keys.put(LearnerConfig.TASK_WEIGHT_CONFIG, this.taskWeight.value());
-		}
-		if (this.taskWeightTimeout != null) {
-			keys.put(LearnerConfig.TASK_WEIGHT_TIMEOUT_MS_CONFIG, this.taskWeightTimeout.toMillis());
-		}
-		if (this.leaveAcknowledgementTimeout != null) {
-			keys.put(LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, this.leaveAcknowledgementTimeout.toMillis());
-		}
-		if (this.drainStallTimeout != null) {
-			keys.put(LearnerConfig.DRAIN_STALL_TIMEOUT_MS_CONFIG, this.drainStallTimeout.toMillis());
-		}
-		if (this.drainRestoresPerMember != null) {
-			keys.put(LearnerConfig.DRAIN_RESTORES_PER_MEMBER_CONFIG, this.drainRestoresPerMember);
-		}
-		if (this.drainRestoresInGroup != null) {
-			keys.put(LearnerConfig.DRAIN_RESTORES_IN_GROUP_CONFIG, this.drainRestoresInGroup);
-		}
-		if (this.leaveUnanswered != null) {
-			keys.put(LearnerConfig.LEAVE_UNANSWERED_CONFIG, this.leaveUnanswered.name().toLowerCase(Locale.ROOT));
-		}
+		this.controlTopic.addKafkaStyleKeys(keys);
+		this.drain.addKafkaStyleKeys(keys);
+		this.leave.addKafkaStyleKeys(keys);
+		this.learners.addKafkaStyleKeys(keys);
+		this.placement.addKafkaStyleKeys(keys);
 		return keys;
+	}
+
+	private static void putIfSet(Map<String, Object> keys, String key, @Nullable Object value) {
+		if (value != null) {
+			keys.put(key, value);
+		}
+	}
+
+	private static @Nullable Long millis(@Nullable Duration duration) {
+		return (duration != null) ? duration.toMillis() : null;
+	}
+
+	private static @Nullable String lowerCase(@Nullable Enum<?> value) {
+		return (value != null) ? value.name().toLowerCase(Locale.ROOT) : null;
+	}
+
+	/**
+	 * The control topic.
+	 *
+	 * @param name Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams' (a
+	 * StreamsBuilderFactoryBean of the application's own keeps the default or its own key). Default: the application
+	 * id followed by '-rebalance-control'.
+	 * @param create Whether to create the control topic when it is missing.
+	 * @param timeout How long the cluster may take to answer one request about the control topic: a description of
+	 * the topic or a request for its end (unanswered, the topic is reported unreadable in the log and health, and
+	 * leaves are refused until it answers), a write (unanswered, its outcome is unknown), the check of the topic at
+	 * start (tried again); also how long a start waits for the topic to be read before Kafka Streams start without
+	 * it. Raise it for a cluster that answers metadata requests slowly; a cut from the cluster is seen this long after
+	 * it begins, at most 5 seconds more.
+	 */
+	public record ControlTopic(@Nullable String name, @Nullable Boolean create, @Nullable Duration timeout) {
+
+		public ControlTopic {
+			if (timeout != null && (timeout.toMillis() < 1 || timeout.toMillis() > Integer.MAX_VALUE)) {
+				throw invalid("control-topic.timeout", timeout, "a duration of 1ms to 24d");
+			}
+		}
+
+		void addKafkaStyleKeys(Map<String, Object> keys) {
+			putIfSet(keys, LearnerConfig.CONTROL_TOPIC_CONFIG, this.name);
+			putIfSet(keys, LearnerConfig.CONTROL_TOPIC_CREATE_CONFIG, this.create);
+			putIfSet(keys, LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, millis(this.timeout));
+		}
+
+	}
+
+	/**
+	 * The drain: how a leaving instance hands its tasks to warm learners.
+	 *
+	 * @param timeout How long a leaving instance waits for its learners before it leaves anyway. Default: no bound.
+	 * @param onShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
+	 * drain's timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for
+	 * Kafka Streams to close.
+	 * @param onDrained What to do once this instance drained and left the group: close the application context
+	 * ('shutdown') or only Kafka Streams ('stop-streams').
+	 * @param handOver When a leaving instance's tasks move: 'eager' (one by one as learners get ready) or
+	 * 'conservative' (together, through one hand-over).
+	 * @param stallTimeout How long the learners of a drain may not come closer to ready before the drain is reported
+	 * stalled, with the tasks and their lag (a WARN, health's 'drainStalled', the endpoint member's 'stalled', the
+	 * 'incremental.rebalance.drain.stalled' gauge); the drain goes on.
+	 * @param restoresPerMember The most learners of drains that restore at once on one instance (ready learners do
+	 * not count): a drain or rollout of a large instance restores in waves, the most advanced learners first, instead
+	 * of all at once on the same disks and brokers; it takes longer. Unset: no cap. Read by the group leader, so set it
+	 * alike on every instance.
+	 * @param restoresInGroup The most learners of drains that restore at once in the whole group (ready learners do
+	 * not count): drains of several instances at once, or a rollout, fetch their state from the brokers in waves.
+	 * Unset: no cap. Read by the group leader, so set it alike on every instance.
+	 */
+	public record Drain(@Nullable Duration timeout, @DefaultValue("false") boolean onShutdown,
+			@DefaultValue("shutdown") OnDrained onDrained, @Nullable LearnerRebalance handOver,
+			@Nullable Duration stallTimeout, @Nullable Integer restoresPerMember, @Nullable Integer restoresInGroup) {
+
+		public Drain {
+			if (timeout != null && timeout.isNegative()) {
+				throw invalid("drain.timeout", timeout, "a duration of 0 or more, or unset");
+			}
+			if (stallTimeout != null && stallTimeout.toMillis() < 1) {
+				throw invalid("drain.stall-timeout", stallTimeout, "a duration of at least 1ms");
+			}
+			if (restoresPerMember != null && restoresPerMember < 1) {
+				throw invalid("drain.restores-per-member", restoresPerMember, "an integer of at least 1, or unset");
+			}
+			if (restoresInGroup != null && restoresInGroup < 1) {
+				throw invalid("drain.restores-in-group", restoresInGroup, "an integer of at least 1, or unset");
+			}
+		}
+
+		void addKafkaStyleKeys(Map<String, Object> keys) {
+			putIfSet(keys, LearnerConfig.DRAIN_TIMEOUT_MS_CONFIG, millis(this.timeout));
+			putIfSet(keys, LearnerConfig.DRAIN_HAND_OVER_CONFIG, lowerCase(this.handOver));
+			putIfSet(keys, LearnerConfig.DRAIN_STALL_TIMEOUT_MS_CONFIG, millis(this.stallTimeout));
+			putIfSet(keys, LearnerConfig.DRAIN_RESTORES_PER_MEMBER_CONFIG, this.restoresPerMember);
+			putIfSet(keys, LearnerConfig.DRAIN_RESTORES_IN_GROUP_CONFIG, this.restoresInGroup);
+		}
+
+	}
+
+	/**
+	 * How a leave and a close meet the group.
+	 *
+	 * @param acknowledgementTimeout How long a leave waits for the group to answer it (a plan that acknowledges it;
+	 * after a rebalance, a plan of that generation) before it says it waits, in the log, health and the endpoint.
+	 * Default: the group's rebalance timeout (the main consumer's 'max.poll.interval.ms'), as long as a slow rebalance
+	 * may take.
+	 * @param unanswered What a leave does once its acknowledgement timeout passed unanswered: 'wait' (keep asking
+	 * until answered, cancelled or past its own timeout: a slow group never turns a leave into a cold move) or 'leave'
+	 * (leave the group without learners).
+	 * @param onClose Whether every close of a dynamic member sends a LeaveGroup, so that its tasks move within a
+	 * heartbeat instead of after 'session.timeout.ms' (a static member stays unless drained). False closes as Kafka
+	 * Streams and spring-kafka ask: from Kafka 4.2 they stay in the group unless the factory bean has
+	 * 'setLeaveGroupOnClose(true)'. A drained instance leaves either way.
+	 */
+	public record Leave(@Nullable Duration acknowledgementTimeout, @Nullable LeaveUnanswered unanswered,
+			@Nullable Boolean onClose) {
+
+		public Leave {
+			if (acknowledgementTimeout != null && acknowledgementTimeout.toMillis() < 1) {
+				throw invalid("leave.acknowledgement-timeout", acknowledgementTimeout,
+						"a duration of at least 1ms, or unset for the group's rebalance timeout");
+			}
+		}
+
+		void addKafkaStyleKeys(Map<String, Object> keys) {
+			putIfSet(keys, LearnerConfig.LEAVE_ACKNOWLEDGEMENT_TIMEOUT_MS_CONFIG, millis(this.acknowledgementTimeout));
+			putIfSet(keys, LearnerConfig.LEAVE_UNANSWERED_CONFIG, lowerCase(this.unanswered));
+			putIfSet(keys, LearnerConfig.LEAVE_ON_CLOSE_CONFIG, this.onClose);
+		}
+
+	}
+
+	/**
+	 * How learners are followed while they restore.
+	 *
+	 * @param probeInterval Follow-up rebalance interval while learners exist, a safety net beside the instances' own
+	 * triggers.
+	 * @param progressInterval How often an instance with learners publishes their progress (lag, restore rate, ETA)
+	 * on the control topic, for the whole group's view: one small record per instance per interval, none without
+	 * learners.
+	 */
+	public record Learners(@Nullable Duration probeInterval, @Nullable Duration progressInterval) {
+
+		public Learners {
+			if (probeInterval != null && (probeInterval.isNegative() || probeInterval.isZero())) {
+				throw invalid("learners.probe-interval", probeInterval, "a positive duration");
+			}
+			if (progressInterval != null && progressInterval.toMillis() < 100) {
+				throw invalid("learners.progress-interval", progressInterval, "a duration of at least 100ms");
+			}
+		}
+
+		void addKafkaStyleKeys(Map<String, Object> keys) {
+			putIfSet(keys, LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, millis(this.probeInterval));
+			putIfSet(keys, LearnerConfig.PROGRESS_INTERVAL_MS_CONFIG, millis(this.progressInterval));
+		}
+
+	}
+
+	/**
+	 * What readiness means.
+	 *
+	 * @param warm Whether readiness means warm: the instance refuses traffic until every learner placed on it since
+	 * it started was promoted or dropped, so that a rollout replaces an old pod only once the new one holds its share
+	 * with its state.
+	 * @param timeout How long after its start an instance that is not warm yet accepts traffic anyway, and says why
+	 * (WARN).
+	 */
+	public record Readiness(@DefaultValue("false") boolean warm, @Nullable Duration timeout) {
+
+		public Readiness {
+			if (timeout != null && timeout.toMillis() < 1) {
+				throw invalid("readiness.timeout", timeout, "a duration of at least 1ms");
+			}
+		}
+
+	}
+
+	/**
+	 * Where tasks go and how the group is balanced.
+	 *
+	 * @param policy Where tasks may run and what running them there costs: a class implementing
+	 * 'io.github.incrementalrebalance.planner.PlacementPolicy'. Default: one that honours Kafka's
+	 * 'rack.aware.assignment.strategy'.
+	 * @param balancingFactor Tolerated ratio of tasks per thread between the most and the least loaded instance, at
+	 * least 1.
+	 * @param taskWeight What a task weighs when the group is balanced: 'count' (one each: the balancing factor applies
+	 * to tasks per thread, as in Kafka) or 'state-size' (a stateful task weighs the records in its changelogs, read by
+	 * the group leader each rebalance: the factor applies to records per thread, so one instance does not end up with
+	 * all the big stores).
+	 * @param taskWeightTimeout With 'state-size' task weights, how long the group leader waits for the changelogs'
+	 * start and end offsets each rebalance: every instance's rebalance waits for them, and a round whose offsets came
+	 * too late weighs every task one (a WARN, health's 'taskWeight'). Raise it for a cluster that answers offset
+	 * requests slowly, lower it to bound how long a slow cluster holds a rebalance.
+	 */
+	public record Placement(@Nullable Class<?> policy, @Nullable Double balancingFactor,
+			@Nullable TaskWeight taskWeight, @Nullable Duration taskWeightTimeout) {
+
+		public Placement {
+			if (policy != null && !PlacementPolicy.class.isAssignableFrom(policy)) {
+				throw invalid("placement.policy", policy.getName(),
+						"a class implementing " + PlacementPolicy.class.getName());
+			}
+			if (balancingFactor != null && !(balancingFactor >= 1.0 && Double.isFinite(balancingFactor))) {
+				throw invalid("placement.balancing-factor", balancingFactor, "a number of at least 1");
+			}
+			if (taskWeightTimeout != null
+					&& (taskWeightTimeout.toMillis() < 1 || taskWeightTimeout.toMillis() > Integer.MAX_VALUE)) {
+				throw invalid("placement.task-weight-timeout", taskWeightTimeout, "a duration of 1ms to 24d");
+			}
+		}
+
+		void addKafkaStyleKeys(Map<String, Object> keys) {
+			putIfSet(keys, LearnerConfig.PLACEMENT_POLICY_CLASS_CONFIG, this.policy);
+			putIfSet(keys, LearnerConfig.BALANCING_FACTOR_CONFIG, this.balancingFactor);
+			putIfSet(keys, LearnerConfig.TASK_WEIGHT_CONFIG, (this.taskWeight != null) ? this.taskWeight.value() : null);
+			putIfSet(keys, LearnerConfig.TASK_WEIGHT_TIMEOUT_MS_CONFIG, millis(this.taskWeightTimeout));
+		}
+
+	}
+
+	/**
+	 * The 'rebalance' health contributor.
+	 *
+	 * @param problemStatus The status of the 'rebalance' health contributor while a member cannot hand its tasks to
+	 * learners (its control topic unreadable or not read yet, its plans unpublished, its instance id used twice, a
+	 * round that fell back to Kafka's assignor); the 'problem' detail says why. 'UP' by default: the application still
+	 * processes and a restart mends none of these, so a probe or load balancer must not act on it. 'DOWN' (503) or a
+	 * status of your own, mapped in 'management.endpoint.health.status', for those that should.
+	 */
+	public record Health(@DefaultValue("UP") String problemStatus) {
+
+		public Health {
+			if (problemStatus == null || problemStatus.isBlank()) {
+				throw invalid("health.problem-status", problemStatus,
+						"a health status: UP, DOWN, OUT_OF_SERVICE or a status of your own");
+			}
+			problemStatus = problemStatus.trim().toUpperCase(Locale.ROOT);
+		}
+
 	}
 
 	/**

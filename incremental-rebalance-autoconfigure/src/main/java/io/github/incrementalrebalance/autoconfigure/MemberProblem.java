@@ -6,7 +6,7 @@ import io.github.incrementalrebalance.member.MemberRuntime;
 
 /**
  * What keeps a member from handing its tasks to warm learners while it still processes. Health's {@code problem} and
- * the {@code kafka.streams.rebalance.problem} gauge read the same conditions, so an alert fires when health says why.
+ * the {@code incremental.rebalance.problem} gauge read the same conditions, so an alert fires when health says why.
  */
 enum MemberProblem {
 

@@ -102,7 +102,7 @@ public class RebalanceEndpoint {
 	/**
 	 * Drain every member of this instance, or ask one member of the group to leave.
 	 * @param action {@code leave}
-	 * @param timeout this leave's scale-down timeout ({@code 90s}, {@code 5m}, ISO-8601)
+	 * @param timeout this leave's drain timeout ({@code 90s}, {@code 5m}, ISO-8601)
 	 * @param wait how long to block until every member of this instance drained and closed, at most
 	 * {@link #MOST_WAIT}
 	 * @param force leave even when no other member of the group would stay

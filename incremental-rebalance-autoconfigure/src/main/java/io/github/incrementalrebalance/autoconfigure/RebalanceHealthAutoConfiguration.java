@@ -23,7 +23,7 @@ public final class RebalanceHealthAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rebalanceHealthIndicator")
 	RebalanceHealthIndicator rebalanceHealthIndicator(MemberRuntimes runtimes,
 			IncrementalRebalanceProperties properties) {
-		return new RebalanceHealthIndicator(runtimes, new Status(properties.problemHealthStatus()));
+		return new RebalanceHealthIndicator(runtimes, new Status(properties.health().problemStatus()));
 	}
 
 }

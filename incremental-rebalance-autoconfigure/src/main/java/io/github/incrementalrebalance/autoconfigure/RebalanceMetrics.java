@@ -44,13 +44,13 @@ public class RebalanceMetrics implements MeterBinder {
 			Tags tags = Tags.of("application.id", runtime.applicationId(), "instance.id",
 					runtime.identity().instanceId());
 			for (TaskRole role : TaskRole.values()) {
-				Gauge.builder("kafka.streams.rebalance.tasks", runtime,
+				Gauge.builder("incremental.rebalance.tasks", runtime,
 						(member) -> member.tasks().stream().filter((task) -> task.role() == role).count())
 					.description("Tasks of this instance by state")
 					.tags(tags.and("state", role.name().toLowerCase(Locale.ROOT)))
 					.register(registry);
 			}
-			Gauge.builder("kafka.streams.rebalance.learner.lag.max", runtime,
+			Gauge.builder("incremental.rebalance.learner.lag.max", runtime,
 					(member) -> member.tasks().stream()
 						.filter((task) -> task.role() == TaskRole.LEARNING && task.lag().isPresent())
 						.mapToLong((TaskState task) -> task.lag().getAsLong())
@@ -59,13 +59,13 @@ public class RebalanceMetrics implements MeterBinder {
 				.description("Largest lag of this instance's learners")
 				.tags(tags)
 				.register(registry);
-			FunctionCounter.builder("kafka.streams.rebalance.enforced", runtime,
+			FunctionCounter.builder("incremental.rebalance.enforced", runtime,
 					(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.enforcedCount()).orElse(0.0))
 				.description("Rebalances this instance enforced")
 				.tags(tags)
 				.register(registry);
 			for (RebalanceCause cause : RebalanceCause.values()) {
-				FunctionCounter.builder("kafka.streams.rebalance.rounds", runtime,
+				FunctionCounter.builder("incremental.rebalance.rounds", runtime,
 						(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.rounds(cause)).orElse(0.0))
 					.description("Rebalances this instance started or joined by itself, by cause: leave, cancel, "
 							+ "learners-ready, join (a new member, a round after a revoke, a follow-up of Kafka Streams), "
@@ -73,38 +73,38 @@ public class RebalanceMetrics implements MeterBinder {
 					.tags(tags.and("cause", cause.word()))
 					.register(registry);
 			}
-			FunctionCounter.builder("kafka.streams.rebalance.assignments", runtime,
+			FunctionCounter.builder("incremental.rebalance.assignments", runtime,
 					(member) -> member.assignorStatus().assignments())
 				.description("Assignments this instance led that planned")
 				.tags(tags)
 				.register(registry);
-			FunctionCounter.builder("kafka.streams.rebalance.assignments.unchanged", runtime,
+			FunctionCounter.builder("incremental.rebalance.assignments.unchanged", runtime,
 					(member) -> member.assignorStatus().unchangedAssignments())
 				.description("Assignments this instance led that gave every member the tasks it had: a rebalance that "
 						+ "moved nothing; the rounds counter of the member that asked says why it was asked")
 				.tags(tags)
 				.register(registry);
-			MultiGauge learnerLags = MultiGauge.builder("kafka.streams.rebalance.learner.lag")
+			MultiGauge learnerLags = MultiGauge.builder("incremental.rebalance.learner.lag")
 				.description("Lag of each learner of this instance, by task: records its stores are behind")
 				.tags(tags)
 				.register(registry);
 			runtime.addProgressListener((learners) -> learnerLags.register(learners.stream()
 				.map((learner) -> MultiGauge.Row.of(Tags.of("task", learner.task()), learner.lag()))
 				.toList(), true));
-			Gauge.builder("kafka.streams.rebalance.drain.eta", runtime, RebalanceMetrics::secondsUntilDrained)
+			Gauge.builder("incremental.rebalance.drain.eta", runtime, RebalanceMetrics::secondsUntilDrained)
 				.description("While this instance leaves: seconds until its slowest learner is ready (or its deadline, "
 						+ "if sooner), from the group's progress records; NaN when not leaving or not known yet")
 				.baseUnit("seconds")
 				.tags(tags)
 				.register(registry);
-			Gauge.builder("kafka.streams.rebalance.drain.stalled", runtime,
+			Gauge.builder("incremental.rebalance.drain.stalled", runtime,
 					(member) -> member.drainStalled().isPresent() ? 1 : 0)
 				.description("1 while this instance's drain gets nowhere: its learners have not come closer to ready "
 						+ "for the drain stall timeout (health's drainStalled says which and why); 0 otherwise")
 				.tags(tags)
 				.register(registry);
 			for (MemberProblem problem : MemberProblem.values()) {
-				Gauge.builder("kafka.streams.rebalance.problem", runtime,
+				Gauge.builder("incremental.rebalance.problem", runtime,
 						(member) -> problem.of(member).isPresent() ? 1 : 0)
 					.description("1 while this instance has the problem its tag names and health's 'problem' detail "
 							+ "says why (control-topic, duplicate-instance-id, assignor-fallback): it still processes, "
@@ -114,12 +114,12 @@ public class RebalanceMetrics implements MeterBinder {
 			}
 			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
 			runtime.controlView().addListener(new LeaveEnds(registry, tags, runtime));
-			FunctionCounter.builder("kafka.streams.rebalance.assignor.fallbacks", runtime,
+			FunctionCounter.builder("incremental.rebalance.assignor.fallbacks", runtime,
 					(member) -> member.assignorStatus().fallbacks())
 				.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
 				.tags(tags)
 				.register(registry);
-			FunctionCounter.builder("kafka.streams.rebalance.assignor.weighed.by.count", runtime,
+			FunctionCounter.builder("incremental.rebalance.assignor.weighed.by.count", runtime,
 					(member) -> member.assignorStatus().weighedByCount())
 				.description("Assignments this instance led with task.weight=state-size that weighed every task one, "
 						+ "because the changelog sizes could not be read")
@@ -168,7 +168,7 @@ public class RebalanceMetrics implements MeterBinder {
 		}
 
 		private Counter leaves(String outcome, String reason) {
-			return Counter.builder("kafka.streams.rebalance.leaves")
+			return Counter.builder("incremental.rebalance.leaves")
 				.description("Leaves of other members of the group that ended, by outcome and reason, read from the "
 						+ "control topic by this member, which stayed")
 				.tags(this.tags.and("outcome", outcome, "reason", reason))
@@ -176,7 +176,7 @@ public class RebalanceMetrics implements MeterBinder {
 		}
 
 		private Counter movedCold() {
-			return Counter.builder("kafka.streams.rebalance.leaves.tasks.moved.cold")
+			return Counter.builder("incremental.rebalance.leaves.tasks.moved.cold")
 				.description("Tasks those leaves moved without a ready learner")
 				.tags(this.tags)
 				.register(this.registry);
@@ -225,7 +225,7 @@ public class RebalanceMetrics implements MeterBinder {
 					long since = this.leavingSince;
 					Optional<DrainOutcome> outcome = this.runtime.drainOutcome();
 					if (since >= 0 && outcome.isPresent()) {
-						Timer.builder("kafka.streams.rebalance.drain")
+						Timer.builder("incremental.rebalance.drain")
 							.description("Time from a leave to its end: handed over to ready learners (drained), "
 									+ "forced at the deadline, or left without learners")
 							.tags(this.tags.and("outcome", outcome.get().kind().word(), "reason",

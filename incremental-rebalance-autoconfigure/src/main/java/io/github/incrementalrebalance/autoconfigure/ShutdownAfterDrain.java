@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * {@code incremental-rebalance.on-drained=shutdown}: once every member left its group and closed, the application
+ * {@code incremental-rebalance.drain.on-drained=shutdown}: once every member left its group and closed, the application
  * context closes, as Boot's shutdown endpoint closes it: on a thread of its own, since the member's closing thread
  * must not wait for itself. Kafka Streams are closed already; the web server stops last.
  */

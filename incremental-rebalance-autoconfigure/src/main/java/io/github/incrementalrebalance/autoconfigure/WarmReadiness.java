@@ -66,7 +66,7 @@ class WarmReadiness {
 		if (runtime.groupProtocol() == GroupProtocol.STREAMS) {
 			this.warm.add(start);
 			logger.warn("{} accepts traffic at once: under group.protocol=streams the broker gives a new instance its "
-					+ "tasks as it joins and no learner warms them first, so incremental-rebalance.warm-readiness "
+					+ "tasks as it joins and no learner warms them first, so incremental-rebalance.readiness.warm "
 					+ "cannot hold it back (it needs the classic protocol)", identity.instanceId());
 			return true;
 		}
@@ -85,7 +85,7 @@ class WarmReadiness {
 		if (!now.isBefore(identity.startedAt().plus(this.bound))) {
 			this.warm.add(start);
 			logger.warn("{} accepts traffic without being warm, {} after it started (incremental-rebalance."
-					+ "warm-readiness-timeout): {}", identity.instanceId(), this.bound, why(runtime));
+					+ "readiness.timeout): {}", identity.instanceId(), this.bound, why(runtime));
 			return true;
 		}
 		return false;

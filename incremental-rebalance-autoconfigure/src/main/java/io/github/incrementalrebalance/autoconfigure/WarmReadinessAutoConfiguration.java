@@ -23,7 +23,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
- * Readiness that means warm ({@code incremental-rebalance.warm-readiness=true}): the application's availability
+ * Readiness that means warm ({@code incremental-rebalance.readiness.warm=true}): the application's availability
  * reports it refusing traffic until every member start of this instance holds its share with its state, so that a
  * rollout (a Deployment's {@code maxSurge}) stops an old pod only once the new one is warm. Replaces Boot's
  * {@link ApplicationAvailability}, which it extends; an application that defines its own keeps it, readiness then
@@ -31,7 +31,7 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  */
 @AutoConfiguration(before = ApplicationAvailabilityAutoConfiguration.class)
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
-@ConditionalOnBooleanProperty("incremental-rebalance.warm-readiness")
+@ConditionalOnBooleanProperty("incremental-rebalance.readiness.warm")
 public final class WarmReadinessAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(WarmReadinessAutoConfiguration.class);
@@ -43,7 +43,7 @@ public final class WarmReadinessAutoConfiguration {
 	@ConditionalOnMissingBean(ApplicationAvailability.class)
 	WarmReadinessAvailability applicationAvailability(ObjectProvider<MemberRuntimes> runtimes, Environment environment) {
 		Duration bound = Binder.get(environment)
-			.bind("incremental-rebalance.warm-readiness-timeout", Duration.class)
+			.bind("incremental-rebalance.readiness.timeout", Duration.class)
 			.orElse(DEFAULT_BOUND);
 		return new WarmReadinessAvailability(new WarmReadiness(
 				() -> runtimes.getIfAvailable(MemberRuntimes::new).all(), bound, Clock.systemUTC()));
@@ -54,7 +54,7 @@ public final class WarmReadinessAutoConfiguration {
 		return () -> {
 			Map<String, ApplicationAvailability> availabilities = beans.getBeansOfType(ApplicationAvailability.class);
 			if (availabilities.values().stream().noneMatch(WarmReadinessAvailability.class::isInstance)) {
-				logger.warn("incremental-rebalance.warm-readiness=true, but the application defines its own "
+				logger.warn("incremental-rebalance.readiness.warm=true, but the application defines its own "
 						+ "ApplicationAvailability ({}): readiness means started, not warm. Remove that bean to have "
 						+ "warm readiness", availabilities.keySet());
 			}

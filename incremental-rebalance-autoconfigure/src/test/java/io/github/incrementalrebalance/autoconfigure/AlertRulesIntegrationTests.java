@@ -56,7 +56,7 @@ class AlertRulesIntegrationTests {
 
 	/** The meters the rules read. */
 	private static final Pattern ALERTED = Pattern.compile(
-			"^(kafka_streams_rebalance_(?:problem|drain_stalled|leaves_total|leaves_tasks_moved_cold_total))"
+			"^(incremental_rebalance_(?:problem|drain_stalled|leaves_total|leaves_tasks_moved_cold_total))"
 					+ "\\{([^}]*)} (\\S+)$");
 
 	private static final Pattern LABEL_TEMPLATE = Pattern.compile("\\{\\{ \\$labels\\.(\\w+) }}");
@@ -220,8 +220,8 @@ class AlertRulesIntegrationTests {
 				// start-up leaves task directories behind; cleaned, the learners start cold
 				"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
 				"spring.kafka.streams.properties.acceptable.recovery.lag=100",
-				"incremental-rebalance.progress-interval=500ms", "incremental-rebalance.drain-stall-timeout=2s",
-				"incremental-rebalance.on-drained=stop-streams");
+				"incremental-rebalance.learners.progress-interval=500ms", "incremental-rebalance.drain.stall-timeout=2s",
+				"incremental-rebalance.drain.on-drained=stop-streams");
 	}
 
 }

@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two Spring Boot applications in one JVM on a real broker: closing the context of one that has
- * {@code incremental-rebalance.drain-on-shutdown=true} (what SIGTERM does) drains it through the other before its
+ * {@code incremental-rebalance.drain.on-shutdown=true} (what SIGTERM does) drains it through the other before its
  * Kafka Streams closes, within Spring's shutdown phase even when the learners cannot finish.
  */
 @Tag(TestTags.BROKER)
@@ -91,7 +91,7 @@ class DrainOnShutdownIntegrationTests {
 	@Test
 	void aStaticMembersShutdownIsARestartThatKeepsItsTasksWithoutADrain() {
 		broker.createTopics(PARTITIONS, "static-app-input", "static-app-output");
-		String[] staticB = { "incremental-rebalance.drain-on-shutdown=true", "incremental-rebalance.scale-down-timeout=30s",
+		String[] staticB = { "incremental-rebalance.drain.on-shutdown=true", "incremental-rebalance.drain.timeout=30s",
 				"spring.kafka.streams.properties.group.instance.id=static-b",
 				"spring.kafka.streams.properties.consumer.session.timeout.ms=30000" };
 		try (ConfigurableApplicationContext a = CountingBootApplication.start(broker, "static-app", "a", this.stateRoot,
@@ -136,14 +136,14 @@ class DrainOnShutdownIntegrationTests {
 						this.stateRoot, slow, false, lag);
 				LogCapture startLog = LogCapture.of(DrainOnShutdown.class);
 				ConfigurableApplicationContext b = CountingBootApplication.start(broker, "bounded-app", "b",
-						this.stateRoot, null, false, lag, "incremental-rebalance.drain-on-shutdown=true",
-						"incremental-rebalance.scale-down-timeout=5m",
+						this.stateRoot, null, false, lag, "incremental-rebalance.drain.on-shutdown=true",
+						"incremental-rebalance.drain.timeout=5m",
 						"spring.lifecycle.timeout-per-shutdown-phase=20s")) {
 			await("both run a share of the tasks").atMost(Duration.ofMinutes(1))
 				.until(() -> running(a) && running(b) && !activeTasks(b).isEmpty()
 						&& activeTasks(a).size() + activeTasks(b).size() == PARTITIONS);
 			assertThat(startLog.messages(Level.INFO)).as("said at start, not at the SIGTERM")
-				.anyMatch((message) -> message.startsWith("A drain on shutdown of b may take PT15S, not its scale-down "
+				.anyMatch((message) -> message.startsWith("A drain on shutdown of b may take PT15S, not its drain "
 						+ "timeout of PT5M") && message.contains("at least PT5M5S"));
 			producer.load(PARTITIONS, 5_000, 1);
 			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "bounded-app-output",
@@ -157,7 +157,7 @@ class DrainOnShutdownIntegrationTests {
 			Duration took = Duration.between(closing, Instant.now());
 			assertThat(took).as("waited for the learners up to the drain's bound (20 s phase less 5 s to close)")
 				.isGreaterThanOrEqualTo(Duration.ofSeconds(15))
-				.as("and returned within the shutdown phase, not the 5 minute scale-down timeout")
+				.as("and returned within the shutdown phase, not the 5 minute drain timeout")
 				.isLessThan(Duration.ofSeconds(20));
 			assertThat(leaving.drainOutcome()).hasValueSatisfying((outcome) -> {
 				assertThat(outcome.kind()).isEqualTo(DrainOutcome.Kind.FORCED);
@@ -187,8 +187,8 @@ class DrainOnShutdownIntegrationTests {
 	private ConfigurableApplicationContext start(String name, boolean drainOnShutdown,
 			@Nullable RestoreThrottle throttle) {
 		return CountingBootApplication.start(broker, "shutdown-app", name, this.stateRoot, throttle, false,
-				"incremental-rebalance.drain-on-shutdown=" + drainOnShutdown,
-				"incremental-rebalance.scale-down-timeout=30s",
+				"incremental-rebalance.drain.on-shutdown=" + drainOnShutdown,
+				"incremental-rebalance.drain.timeout=30s",
 				"spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG);
 	}
 

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DrainOnShutdownTests {
 
 	@Test
-	void aScaleDownTimeoutThatFitsTheShutdownPhaseLessTheCloseAllowanceIsNotWarnedOf() {
+	void aDrainTimeoutThatFitsTheShutdownPhaseLessTheCloseAllowanceIsNotWarnedOf() {
 		DrainOnShutdown drain = new DrainOnShutdown(new MemberRuntimes(), Duration.ofSeconds(20));
 
 		assertThat(drain.cutShort("a", Duration.ofSeconds(15))).isEmpty();
@@ -21,11 +21,11 @@ class DrainOnShutdownTests {
 	}
 
 	@Test
-	void aScaleDownTimeoutLongerThanTheShutdownPhaseAllowsIsSaidWithWhatToSet() {
+	void aDrainTimeoutLongerThanTheShutdownPhaseAllowsIsSaidWithWhatToSet() {
 		DrainOnShutdown drain = new DrainOnShutdown(new MemberRuntimes(), Duration.ofSeconds(20));
 
 		assertThat(drain.cutShort("a", Duration.ofMinutes(2))).hasValueSatisfying((message) -> assertThat(message)
-			.startsWith("A drain on shutdown of a may take PT15S, not its scale-down timeout of PT2M")
+			.startsWith("A drain on shutdown of a may take PT15S, not its drain timeout of PT2M")
 			.contains("Spring waits at most PT20S (spring.lifecycle.timeout-per-shutdown-phase)")
 			.contains("set spring.lifecycle.timeout-per-shutdown-phase to at least PT2M5S")
 			.contains("terminationGracePeriodSeconds"));

@@ -19,7 +19,7 @@ final class GrafanaDashboard {
 
 	static final Path FILE = Path.of("..", "deploy", "grafana", "incremental-rebalance.json");
 
-	private static final Pattern SERIES = Pattern.compile("\\b(kafka_streams_rebalance_[a-z_]+)");
+	private static final Pattern SERIES = Pattern.compile("\\b(incremental_rebalance_[a-z_]+)");
 
 	private static final Pattern GROUPING = Pattern.compile("\\bby \\(([^)]*)\\)");
 

@@ -85,16 +85,16 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void drainOnShutdownFitsSpringsShutdownPhase() {
 		ApplicationContextRunner drains = this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.drain-on-shutdown=true");
+			.withPropertyValues("incremental-rebalance.drain.on-shutdown=true");
 		drains.run((context) -> assertThat(drainBound(context))
 			.as("unset: 15 s, with 5 s to close, in a 30 s grace period").isEqualTo(Duration.ofSeconds(15)));
-		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=5m",
+		drains.withPropertyValues("incremental-rebalance.drain.timeout=5m",
 				"spring.lifecycle.timeout-per-shutdown-phase=20s")
 			.run((context) -> assertThat(drainBound(context))
-				.as("the phase less the close allowance, not the scale-down timeout").isEqualTo(Duration.ofSeconds(15)));
-		drains.withPropertyValues("incremental-rebalance.scale-down-timeout=8s")
+				.as("the phase less the close allowance, not the drain timeout").isEqualTo(Duration.ofSeconds(15)));
+		drains.withPropertyValues("incremental-rebalance.drain.timeout=8s")
 			.run((context) -> assertThat(drainBound(context)).isEqualTo(Duration.ofSeconds(8)));
-		drains.withPropertyValues("spring.kafka.streams.properties.scale.down.timeout.ms=7000")
+		drains.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.drain.timeout.ms=7000")
 			.run((context) -> assertThat(drainBound(context)).as("the Kafka key").isEqualTo(Duration.ofSeconds(7)));
 		drains.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=3s")
 			.run((context) -> assertThat(drainBound(context))
@@ -137,18 +137,20 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void propertiesBecomeTheLibrarysKeys() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.mode=UPGRADING", "incremental-rebalance.scale-down-timeout=90s",
-					"incremental-rebalance.balancing-factor=1.5", "incremental-rebalance.learner-rebalance=eager",
-					"incremental-rebalance.learner-probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
-					"incremental-rebalance.progress-interval=5s", "incremental-rebalance.control-topic=ops-control",
-					"incremental-rebalance.control-topic-create=false", "incremental-rebalance.control-topic-timeout=30s",
-					"incremental-rebalance.task-weight=state-size", "incremental-rebalance.task-weight-timeout=20s")
+			.withPropertyValues("incremental-rebalance.mode=UPGRADING", "incremental-rebalance.drain.timeout=90s",
+					"incremental-rebalance.placement.balancing-factor=1.5", "incremental-rebalance.drain.hand-over=eager",
+					"incremental-rebalance.learners.probe-interval=10s", "incremental-rebalance.instance-id=pod-3",
+					"incremental-rebalance.learners.progress-interval=5s",
+					"incremental-rebalance.control-topic.name=ops-control",
+					"incremental-rebalance.control-topic.create=false", "incremental-rebalance.control-topic.timeout=30s",
+					"incremental-rebalance.placement.task-weight=state-size",
+					"incremental-rebalance.placement.task-weight-timeout=20s")
 			.run((context) -> assertThat(streamsConfiguration(context))
-				.containsEntry("stream.rebalancing.mode", "upgrading")
-				.containsEntry("scale.down.timeout.ms", 90_000L)
-				.containsEntry("stream.worker.balancing.factor", 1.5)
-				.containsEntry("learner.rebalance.trigger", "eager")
-				.containsEntry("learner.probe.interval.ms", 10_000L)
+				.containsEntry("incremental.rebalance.mode", "upgrading")
+				.containsEntry("incremental.rebalance.drain.timeout.ms", 90_000L)
+				.containsEntry("incremental.rebalance.balancing.factor", 1.5)
+				.containsEntry("incremental.rebalance.drain.hand.over", "eager")
+				.containsEntry("incremental.rebalance.learner.probe.interval.ms", 10_000L)
 				.containsEntry("incremental.rebalance.progress.interval.ms", 5_000L)
 				.containsEntry("incremental.rebalance.instance.id", "pod-3")
 				.containsEntry("incremental.rebalance.control.topic", "ops-control")
@@ -162,30 +164,30 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void unsetPropertiesLeaveTheKafkaStyleKeysAndTheDefaults() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("spring.kafka.streams.properties.learner.rebalance.trigger=eager")
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.drain.hand.over=eager")
 			.run((context) -> {
-				assertThat(streamsConfiguration(context)).containsEntry("learner.rebalance.trigger", "eager")
-					.doesNotContainKeys("stream.rebalancing.mode", "stream.worker.balancing.factor");
+				assertThat(streamsConfiguration(context)).containsEntry("incremental.rebalance.drain.hand.over", "eager")
+					.doesNotContainKeys("incremental.rebalance.mode", "incremental.rebalance.balancing.factor");
 				IncrementalRebalanceProperties properties = context.getBean(IncrementalRebalanceProperties.class);
-				assertThat(properties.onDrained()).isEqualTo(IncrementalRebalanceProperties.OnDrained.SHUTDOWN);
-				assertThat(properties.drainOnShutdown()).isFalse();
+				assertThat(properties.drain().onDrained()).isEqualTo(IncrementalRebalanceProperties.OnDrained.SHUTDOWN);
+				assertThat(properties.drain().onShutdown()).isFalse();
 			});
 	}
 
 	@Test
 	void propertyWinsOverItsKafkaStyleKey() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("spring.kafka.streams.properties.learner.rebalance.trigger=eager",
-					"incremental-rebalance.learner-rebalance=conservative")
-			.run((context) -> assertThat(streamsConfiguration(context)).containsEntry("learner.rebalance.trigger",
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.drain.hand.over=eager",
+					"incremental-rebalance.drain.hand-over=conservative")
+			.run((context) -> assertThat(streamsConfiguration(context)).containsEntry("incremental.rebalance.drain.hand.over",
 					"conservative"));
 	}
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			balancing-factor=0.5 | incremental-rebalance.balancing-factor is 0.5: use a number of at least 1
-			control-topic-timeout=0s | incremental-rebalance.control-topic-timeout is PT0S: use a duration of 1ms to 24d
-			task-weight-timeout=30d | incremental-rebalance.task-weight-timeout is PT720H: use a duration of 1ms to 24d
+			placement.balancing-factor=0.5 | incremental-rebalance.placement.balancing-factor is 0.5: use a number of at least 1
+			control-topic.timeout=0s | incremental-rebalance.control-topic.timeout is PT0S: use a duration of 1ms to 24d
+			placement.task-weight-timeout=30d | placement.task-weight-timeout is PT720H: use a duration of 1ms to 24d
 			""")
 	void invalidPropertyStopsStartUpNamingItAndWhatIsAccepted(String setting, String message) {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
@@ -196,11 +198,11 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void invalidKafkaStyleKeyStopsStartUpNamingIt() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("spring.kafka.streams.properties.stream.worker.balancing.factor=0")
+			.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.balancing.factor=0")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("stream.worker.balancing.factor")
+				.hasMessageContaining("incremental.rebalance.balancing.factor")
 				.hasMessageContaining("at least 1.0"));
 	}
 
@@ -231,7 +233,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 				assertThat(analysis.getDescription()).contains("with task.assignor.class: task.assignor.class is set "
 						+ "to com.example.MyAssignor");
 				assertThat(analysis.getAction()).startsWith("Set instead: no task.assignor.class (it is set for you), "
-						+ "or stream.rebalancing.mode=upgrading");
+						+ "or incremental.rebalance.mode=upgrading");
 			});
 	}
 
@@ -268,7 +270,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void placementPolicyBecomesItsKafkaStyleKey() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.placement-policy=" + KeepOffSmallHosts.class.getName())
+			.withPropertyValues("incremental-rebalance.placement.policy=" + KeepOffSmallHosts.class.getName())
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("incremental.rebalance.placement.policy.class", KeepOffSmallHosts.class));
 	}
@@ -276,7 +278,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void taskWeightBecomesItsKafkaStyleKey() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.task-weight=state-size")
+			.withPropertyValues("incremental-rebalance.placement.task-weight=state-size")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("incremental.rebalance.task.weight", "state-size"));
 	}
@@ -284,9 +286,9 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void leaveBoundsBecomeTheirKafkaStyleKeys() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.leave-acknowledgement-timeout=2m",
-					"incremental-rebalance.leave-unanswered=leave", "incremental-rebalance.drain-stall-timeout=90s",
-					"incremental-rebalance.drain-restores-per-member=2", "incremental-rebalance.drain-restores-in-group=5")
+			.withPropertyValues("incremental-rebalance.leave.acknowledgement-timeout=2m",
+					"incremental-rebalance.leave.unanswered=leave", "incremental-rebalance.drain.stall-timeout=90s",
+					"incremental-rebalance.drain.restores-per-member=2", "incremental-rebalance.drain.restores-in-group=5")
 			.run((context) -> assertThat(streamsConfiguration(context))
 				.containsEntry("incremental.rebalance.leave.acknowledgement.timeout.ms", 120_000L)
 				.containsEntry("incremental.rebalance.leave.unanswered", "leave")
@@ -296,7 +298,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@ParameterizedTest
-	@CsvSource({ "drain-restores-per-member, 0", "drain-restores-in-group, -1" })
+	@CsvSource({ "drain.restores-per-member, 0", "drain.restores-in-group, -1" })
 	void aDrainRestoreCapBelowOneStopsStartUpNamingWhatIsAccepted(String cap, int value) {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance." + cap + "=" + value)
@@ -322,11 +324,11 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void placementPolicyThatIsNoPolicyStopsStartUpNamingIt() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.placement-policy=java.lang.String")
+			.withPropertyValues("incremental-rebalance.placement.policy=java.lang.String")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("incremental-rebalance.placement-policy is java.lang.String: use a class "
+				.hasMessageContaining("incremental-rebalance.placement.policy is java.lang.String: use a class "
 						+ "implementing io.github.incrementalrebalance.planner.PlacementPolicy"));
 	}
 
@@ -376,7 +378,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 
 	@Test
 	void healthTakesTheStatusAnOperatorRoutesOnWhileTheAssignorFallsBack() {
-		healthWhileTheAssignorFallsBack(Status.OUT_OF_SERVICE, "incremental-rebalance.problem-health-status=out_of_service");
+		healthWhileTheAssignorFallsBack(Status.OUT_OF_SERVICE, "incremental-rebalance.health.problem-status=out_of_service");
 	}
 
 	private void healthWhileTheAssignorFallsBack(Status expected, String... properties) {
@@ -411,10 +413,10 @@ class IncrementalRebalanceAutoConfigurationTests {
 	void aBlankProblemHealthStatusIsRefusedNamingWhatIsAccepted() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceHealthAutoConfiguration.class))
 			.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.problem-health-status= ")
+			.withPropertyValues("incremental-rebalance.health.problem-status= ")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("incremental-rebalance.problem-health-status")
+				.hasMessageContaining("incremental-rebalance.health.problem-status")
 				.hasMessageContaining("UP, DOWN, OUT_OF_SERVICE or a status of your own"));
 	}
 
@@ -441,7 +443,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 				assertThat(health.getStatus()).as("tasks still move through learners").isEqualTo(Status.UP);
 				assertThat(health.getDetails().get("app").toString())
 					.contains("taskWeight=count, not state-size: listOffsets timed out");
-				assertThat(registry.find("kafka.streams.rebalance.assignor.weighed.by.count").functionCounter().count())
+				assertThat(registry.find("incremental.rebalance.assignor.weighed.by.count").functionCounter().count())
 					.isOne();
 
 				group.changelogSizesFail(null).rebalance();
@@ -497,15 +499,15 @@ class IncrementalRebalanceAutoConfigurationTests {
 			.run((context) -> {
 				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
 				context.getBean(RebalanceMetrics.class).bindTo(registry);
-				assertThat(registry.find("kafka.streams.rebalance.tasks").gauges()).hasSize(4);
-				assertThat(registry.find("kafka.streams.rebalance.learner.lag.max").gauge()).isNotNull();
-				assertThat(registry.find("kafka.streams.rebalance.drain.eta").gauge().value()).as("not leaving").isNaN();
-				assertThat(registry.find("kafka.streams.rebalance.enforced").functionCounter()).isNotNull();
-				assertThat(registry.find("kafka.streams.rebalance.assignor.fallbacks").functionCounter()).isNotNull();
-				assertThat(registry.find("kafka.streams.rebalance.rounds").functionCounters())
+				assertThat(registry.find("incremental.rebalance.tasks").gauges()).hasSize(4);
+				assertThat(registry.find("incremental.rebalance.learner.lag.max").gauge()).isNotNull();
+				assertThat(registry.find("incremental.rebalance.drain.eta").gauge().value()).as("not leaving").isNaN();
+				assertThat(registry.find("incremental.rebalance.enforced").functionCounter()).isNotNull();
+				assertThat(registry.find("incremental.rebalance.assignor.fallbacks").functionCounter()).isNotNull();
+				assertThat(registry.find("incremental.rebalance.rounds").functionCounters())
 					.extracting((counter) -> counter.getId().getTag("cause"))
 					.containsExactlyInAnyOrder("leave", "cancel", "learners-ready", "join", "follow", "application");
-				assertThat(registry.find("kafka.streams.rebalance.assignments.unchanged").functionCounter()).isNotNull();
+				assertThat(registry.find("incremental.rebalance.assignments.unchanged").functionCounter()).isNotNull();
 			});
 	}
 
@@ -519,8 +521,8 @@ class IncrementalRebalanceAutoConfigurationTests {
 	@Test
 	void everyFactoryBeanIsItsOwnMember() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
-			.withPropertyValues("incremental-rebalance.control-topic=ops-control",
-					"incremental-rebalance.learner-rebalance=eager", "incremental-rebalance.balancing-factor=3")
+			.withPropertyValues("incremental-rebalance.control-topic.name=ops-control",
+					"incremental-rebalance.drain.hand-over=eager", "incremental-rebalance.placement.balancing-factor=3")
 			.run((context) -> {
 				assertThat(context.getBean(MemberRuntimes.class).byFactoryBean()).containsOnlyKeys(
 						"defaultKafkaStreamsBuilder", "ordersStreamsBuilder");
@@ -531,8 +533,8 @@ class IncrementalRebalanceAutoConfigurationTests {
 						StreamsBuilderFactoryBean.class);
 				assertThat(orders.getStreamsConfiguration())
 					.containsEntry(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName())
-					.as("the factory bean's own key wins").containsEntry("learner.rebalance.trigger", "conservative")
-					.as("a setting it lacks").containsEntry("stream.worker.balancing.factor", 3.0);
+					.as("the factory bean's own key wins").containsEntry("incremental.rebalance.drain.hand.over", "conservative")
+					.as("a setting it lacks").containsEntry("incremental.rebalance.balancing.factor", 3.0);
 				RecordingSupplier passed = new RecordingSupplier();
 				assertThat(buildStreams(context, "ordersStreamsBuilder", passed).rebalanceTrigger()).isPresent();
 				assertThat(passed.mainConsumers).isNotEmpty();
@@ -640,7 +642,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasSingleBean(ShutdownAfterDrain.class)
 				.hasSingleBean(LeavingReadiness.class));
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.on-drained=stop-streams")
+			.withPropertyValues("incremental-rebalance.drain.on-drained=stop-streams")
 			.run((context) -> assertThat(context).doesNotHaveBean(ShutdownAfterDrain.class)
 				.hasSingleBean(LeavingReadiness.class));
 	}
@@ -759,7 +761,7 @@ class IncrementalRebalanceAutoConfigurationTests {
 		StreamsBuilderFactoryBean ordersStreamsBuilder() {
 			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
 					Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "orders", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-							"localhost:9092", "learner.rebalance.trigger", "conservative")));
+							"localhost:9092", "incremental.rebalance.drain.hand.over", "conservative")));
 			factoryBean.setAutoStartup(false);
 			return factoryBean;
 		}

@@ -107,7 +107,7 @@ class MemberProblemsIntegrationTests {
 		try (ConfigurableApplicationContext a = startWaiting("a", "incremental-rebalance.mode=upgrading")) {
 			await("a leads").atMost(Duration.ofMinutes(1)).until(() -> running(a));
 			try (ConfigurableApplicationContext b = startWaiting("b",
-					"incremental-rebalance.leave-acknowledgement-timeout=2s")) {
+					"incremental-rebalance.leave.acknowledgement-timeout=2s")) {
 				await("both run").atMost(Duration.ofMinutes(1)).until(() -> running(a) && running(b));
 				assertThat(this.client.post(b, "{}").statusCode()).isEqualTo(202);
 
@@ -141,7 +141,7 @@ class MemberProblemsIntegrationTests {
 
 	private static double problemGauge(ConfigurableApplicationContext context, String problem) {
 		return context.getBean(MeterRegistry.class)
-			.get("kafka.streams.rebalance.problem")
+			.get("incremental.rebalance.problem")
 			.tag("problem", problem)
 			.gauge()
 			.value();
@@ -149,7 +149,7 @@ class MemberProblemsIntegrationTests {
 
 	private ConfigurableApplicationContext startTwin(String name) {
 		return CountingBootApplication.start(broker, "twin-app", name, this.stateRoot, null, true,
-				"incremental-rebalance.instance-id=twin", "incremental-rebalance.on-drained=stop-streams",
+				"incremental-rebalance.instance-id=twin", "incremental-rebalance.drain.on-drained=stop-streams",
 				"management.endpoints.web.exposure.include=rebalance,health",
 				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
 	}
@@ -157,7 +157,7 @@ class MemberProblemsIntegrationTests {
 	private ConfigurableApplicationContext startFragile(String name) {
 		// an operator who routes on it: by default a member that still processes stays UP
 		return CountingBootApplication.start(broker, "fragile-app", name, this.stateRoot, null, true,
-				"incremental-rebalance.on-drained=stop-streams", "incremental-rebalance.problem-health-status=down",
+				"incremental-rebalance.drain.on-drained=stop-streams", "incremental-rebalance.health.problem-status=down",
 				"management.endpoints.web.exposure.include=rebalance,health",
 				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=unrestricted");
 	}

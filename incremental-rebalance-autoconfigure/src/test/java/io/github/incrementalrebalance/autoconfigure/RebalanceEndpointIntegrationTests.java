@@ -46,7 +46,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@code /actuator/rebalance} over HTTP, two Spring Boot applications in one JVM on a real broker: a (leave allowed)
  * and b (the endpoint's default, read-only), their restores throttled until the test releases them; and a leave
- * that ends with the application context closed ({@code on-drained=shutdown}, the default).
+ * that ends with the application context closed ({@code drain.on-drained=shutdown}, the default).
  */
 @Tag(TestTags.BROKER)
 class RebalanceEndpointIntegrationTests {
@@ -177,14 +177,14 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(drain.path("eta").asString()).as("a's drain ends when b's slowest learner is ready, before its "
 					+ "deadline").isEqualTo(drain.path("readyAt").asString());
 			await("b's learner lags sampled").atMost(Duration.ofSeconds(10))
-				.until(() -> prometheusOfB.scrape().contains("kafka_streams_rebalance_learner_lag{"));
+				.until(() -> prometheusOfB.scrape().contains("incremental_rebalance_learner_lag{"));
 			exportedSeries(prometheusOfA.scrape(), exported);
 			exportedSeries(prometheusOfB.scrape(), exported);
 			MeterRegistry metersOfB = b.getBean(MeterRegistry.class);
-			assertThat(metersOfB.find("kafka.streams.rebalance.learner.lag").gauges()).as("a lag per learner of b")
+			assertThat(metersOfB.find("incremental.rebalance.learner.lag").gauges()).as("a lag per learner of b")
 				.isNotEmpty()
 				.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("task")).isNotNull());
-			assertThat(a.getBean(MeterRegistry.class).get("kafka.streams.rebalance.drain.eta").gauge().value())
+			assertThat(a.getBean(MeterRegistry.class).get("incremental.rebalance.drain.eta").gauge().value())
 				.as("seconds until a's drain ends").isPositive();
 			HttpResponse<String> draining = this.client.get(a, "/actuator/health/rebalance");
 			assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
@@ -205,20 +205,20 @@ class RebalanceEndpointIntegrationTests {
 			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
 			exportedSeries(prometheusOfA.scrape(), exported);
 			assertThat(prometheusOfB.scrape()).as("every end counted from 0, the first one an increase")
-				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
+				.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
 						+ "outcome=\"forced\",reason=\"deadline-passed\"} 0.0");
 			await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
 				.until(() -> prometheusOfB.scrape().contains("reason=\"learners-ready\"} 1.0"));
 			assertThat(prometheusOfB.scrape()).as("b's scrape")
-				.contains("kafka_streams_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
+				.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
 						+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
-				.contains("kafka_streams_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
+				.contains("incremental_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
 						+ "instance_id=\"b\"} 0.0")
 				.as("no tag names the leaver: a pod's name would add series at every rollout")
 				.doesNotContain("member=\"a\"");
 			assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")
-				.containsPattern("kafka_streams_rebalance_leaves_total\\{[^}]*} 0.0")
-				.doesNotContainPattern("kafka_streams_rebalance_leaves_total\\{[^}]*} [1-9]");
+				.containsPattern("incremental_rebalance_leaves_total\\{[^}]*} 0.0")
+				.doesNotContainPattern("incremental_rebalance_leaves_total\\{[^}]*} [1-9]");
 			exportedSeries(prometheusOfB.scrape(), exported);
 			for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
 				assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
@@ -229,7 +229,7 @@ class RebalanceEndpointIntegrationTests {
 					.containsAll(query.labels());
 			}
 			assertThat(a.getBean(MeterRegistry.class)
-				.get("kafka.streams.rebalance.drain")
+				.get("incremental.rebalance.drain")
 				.tags("application.id", "endpoint-app", "outcome", "drained", "reason", "learners-ready")
 				.timer()
 				.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
@@ -339,7 +339,7 @@ class RebalanceEndpointIntegrationTests {
 				"spring.kafka.streams.properties.group.instance.id=restart-" + name,
 				// a bounce has to come back before the broker expires the static member
 				"spring.kafka.streams.properties.consumer.session.timeout.ms=20000",
-				"incremental-rebalance.on-drained=stop-streams",
+				"incremental-rebalance.drain.on-drained=stop-streams",
 				"management.endpoints.web.exposure.include=rebalance",
 				"management.endpoint.rebalance.access=unrestricted");
 	}
@@ -355,7 +355,7 @@ class RebalanceEndpointIntegrationTests {
 				// start-up moves leave task directories behind; cleaned, the learners start cold
 				"spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
 				"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
-				"incremental-rebalance.on-drained=stop-streams",
+				"incremental-rebalance.drain.on-drained=stop-streams",
 				"management.endpoints.web.exposure.include=rebalance,health",
 				"management.endpoint.health.show-details=always", "management.endpoint.rebalance.access=" + access);
 	}

@@ -272,7 +272,7 @@ class RebalancePageBrowserTests {
 	private ConfigurableApplicationContext start(String name, String access, String... more) {
 		List<String> properties = new ArrayList<>(List.of("spring.kafka.streams.properties.state.cleanup.delay.ms=1000",
 				"spring.kafka.streams.properties.acceptable.recovery.lag=1000",
-				"incremental-rebalance.progress-interval=1s", "incremental-rebalance.on-drained=stop-streams",
+				"incremental-rebalance.learners.progress-interval=1s", "incremental-rebalance.drain.on-drained=stop-streams",
 				"management.endpoints.web.exposure.include=rebalance", "management.endpoint.rebalance.access=" + access,
 				"test.security.csrf=true"));
 		properties.addAll(List.of(more));

@@ -19,7 +19,7 @@ class WarmReadinessAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(WarmReadinessAutoConfiguration.class,
 				ApplicationAvailabilityAutoConfiguration.class))
-		.withPropertyValues("incremental-rebalance.warm-readiness=true");
+		.withPropertyValues("incremental-rebalance.readiness.warm=true");
 
 	@Test
 	void replacesBootsAvailabilityWithoutAWord() {

@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Readiness that means warm, as a rollout needs it: a new instance joining a group whose tasks have state refuses
  * traffic while the learners placed on it restore (held back on purpose), and accepts it once they were promoted, with
- * its share of the tasks. One whose learners cannot get ready within {@code warm-readiness-timeout} accepts traffic
+ * its share of the tasks. One whose learners cannot get ready within {@code readiness.timeout} accepts traffic
  * then anyway and says why.
  */
 @Tag(TestTags.BROKER)
@@ -62,8 +62,8 @@ class WarmReadinessIntegrationTests {
 
 			try (LogCapture log = LogCapture.of(WarmReadiness.class);
 					ConfigurableApplicationContext b = CountingBootApplication.start(broker, "warm-app", "b",
-							this.stateRoot, slowB, false, lag, "incremental-rebalance.warm-readiness=true",
-							"incremental-rebalance.warm-readiness-timeout=5s")) {
+							this.stateRoot, slowB, false, lag, "incremental-rebalance.readiness.warm=true",
+							"incremental-rebalance.readiness.timeout=5s")) {
 				MemberRuntime member = b.getBean(MemberRuntimes.class).all().get(0);
 				await("learners placed on b").atMost(Duration.ofMinutes(1)).until(() -> learning(member));
 				await("b ready once the bound passed").atMost(Duration.ofMinutes(1))
@@ -75,13 +75,13 @@ class WarmReadinessIntegrationTests {
 				assertThat(log.messages(Level.WARN)).singleElement()
 					.asString()
 					.startsWith("b accepts traffic without being warm, PT5S after it started "
-							+ "(incremental-rebalance.warm-readiness-timeout): its learners of [")
+							+ "(incremental-rebalance.readiness.timeout): its learners of [")
 					.endsWith("] are still restoring");
 				slowB.release();
 			}
 
 			try (ConfigurableApplicationContext d = CountingBootApplication.start(broker, "warm-app", "d",
-					this.stateRoot, slowD, false, lag, "incremental-rebalance.warm-readiness=true")) {
+					this.stateRoot, slowD, false, lag, "incremental-rebalance.readiness.warm=true")) {
 				ApplicationAvailability availability = d.getBean(ApplicationAvailability.class);
 				assertThat(availability.getReadinessState()).as("started, not warm")
 					.isEqualTo(ReadinessState.REFUSING_TRAFFIC);

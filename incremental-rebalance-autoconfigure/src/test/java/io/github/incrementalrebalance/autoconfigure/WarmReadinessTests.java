@@ -25,7 +25,7 @@ class WarmReadinessTests {
 				.isTrue();
 			assertThat(log.messages(Level.WARN)).singleElement()
 				.satisfies((warning) -> assertThat(warning).contains("under group.protocol=streams")
-					.contains("warm-readiness cannot hold it back"));
+					.contains("readiness.warm cannot hold it back"));
 		}
 	}
 

@@ -13,14 +13,14 @@ final class LeaveOptions {
 
 	@Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
 			description = "How long each may wait for its learners before it leaves anyway (90s, 5m, 1h, PT5M). "
-					+ "Default: the instance's scale-down timeout.")
+					+ "Default: the instance's drain timeout.")
 	Duration timeout;
 
 	@Option(names = "--force", description = "Leave even when no member of the last plan would stay.")
 	boolean force;
 
 	/**
-	 * @return the leaves' own scale-down timeout, empty for each instance's
+	 * @return the leaves' own drain timeout, empty for each instance's
 	 */
 	Optional<Duration> timeout() {
 		return Optional.ofNullable(this.timeout);

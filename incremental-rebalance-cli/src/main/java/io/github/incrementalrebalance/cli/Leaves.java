@@ -30,7 +30,7 @@ final class Leaves {
 	 * @param session the control topic
 	 * @param instanceIds the instances
 	 * @param force ask even when no member of the last plan would stay
-	 * @param timeout each leave's scale-down timeout; empty for the instance's own
+	 * @param timeout each leave's drain timeout; empty for the instance's own
 	 * @param applicationId the application, to name it
 	 * @param allOrNone ask none when one may not be asked (unknown, its id shared), rather than the others
 	 * @return what was asked, or why nothing was

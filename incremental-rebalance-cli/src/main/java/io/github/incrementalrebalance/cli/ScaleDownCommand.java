@@ -26,7 +26,7 @@ import picocli.CommandLine.ParameterException;
 				"A StatefulSet removes its highest ordinals: --statefulset NAME --replicas N drains NAME-N and above. "
 						+ "A Deployment removes the pods it is told to: --deployment NAME --replicas N --instance-id "
 						+ "POD,... drains those pods, and the step marks them to go first.",
-				"Give the pods incremental-rebalance.on-drained=stop-streams (the shipped manifests do): a drained pod "
+				"Give the pods incremental-rebalance.drain.on-drained=stop-streams (the shipped manifests do): a drained pod "
 						+ "then stays up, not ready and out of the group until the step removes it." })
 final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 

@@ -68,7 +68,7 @@ final class DrainScenarioGroup {
 			.launcher(this.stateRoot.resolve(this.application.applicationId()))
 			.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
-			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, this.learnerRebalance)
+			.property(LearnerConfig.DRAIN_HAND_OVER_CONFIG, this.learnerRebalance)
 			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
 			// start-up moves leave task directories behind; cleaned, they do not attract the learners
 			.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L);

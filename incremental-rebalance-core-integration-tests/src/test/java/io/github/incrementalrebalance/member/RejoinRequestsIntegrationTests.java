@@ -128,7 +128,7 @@ class RejoinRequestsIntegrationTests {
 			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
 			.property(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 5_000)
 			.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 45_000)
-			.property(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, mode)
+			.property(LearnerConfig.DRAIN_HAND_OVER_CONFIG, mode)
 			.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())
 			.property(LearnerConfig.REJOIN_REQUESTS_CONFIG, rejoinRequests);
 	}

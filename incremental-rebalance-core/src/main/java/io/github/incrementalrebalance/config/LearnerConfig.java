@@ -36,19 +36,19 @@ public final class LearnerConfig extends AbstractConfig {
 	public static final Duration DEFAULT_LEAVE_RECORD_RETENTION = Duration.ofMinutes(10);
 
 	/** {@code incremental} (the learner assignor) or {@code upgrading} (Kafka's own assignor). */
-	public static final String REBALANCING_MODE_CONFIG = "stream.rebalancing.mode";
+	public static final String REBALANCING_MODE_CONFIG = "incremental.rebalance.mode";
 
 	/** How long a leaving member waits for its learners; unset means however long it takes. */
-	public static final String SCALE_DOWN_TIMEOUT_MS_CONFIG = "scale.down.timeout.ms";
+	public static final String DRAIN_TIMEOUT_MS_CONFIG = "incremental.rebalance.drain.timeout.ms";
 
 	/** Tolerated ratio between the most and the least loaded member. */
-	public static final String BALANCING_FACTOR_CONFIG = "stream.worker.balancing.factor";
+	public static final String BALANCING_FACTOR_CONFIG = "incremental.rebalance.balancing.factor";
 
 	/** {@code eager} or {@code conservative}. */
-	public static final String LEARNER_REBALANCE_TRIGGER_CONFIG = "learner.rebalance.trigger";
+	public static final String DRAIN_HAND_OVER_CONFIG = "incremental.rebalance.drain.hand.over";
 
 	/** The safety-net follow-up while learners exist. */
-	public static final String LEARNER_PROBE_INTERVAL_MS_CONFIG = "learner.probe.interval.ms";
+	public static final String LEARNER_PROBE_INTERVAL_MS_CONFIG = "incremental.rebalance.learner.probe.interval.ms";
 
 	/** This instance's id; defaults to the pod name ({@code HOSTNAME}) or the host name. */
 	public static final String INSTANCE_ID_CONFIG = "incremental.rebalance.instance.id";
@@ -184,7 +184,7 @@ public final class LearnerConfig extends AbstractConfig {
 				ConfigDef.CaseInsensitiveValidString.in("incremental", "upgrading"), Importance.HIGH,
 				"incremental: the learner assignor; upgrading: Kafka's own assignor while a group rolls onto or off "
 						+ "this library.")
-		.define(SCALE_DOWN_TIMEOUT_MS_CONFIG, Type.LONG, null, ConfigDef.LambdaValidator.with((name, value) -> {
+		.define(DRAIN_TIMEOUT_MS_CONFIG, Type.LONG, null, ConfigDef.LambdaValidator.with((name, value) -> {
 			if (value != null && (Long) value < 0) {
 				throw new ConfigException(name, value, "must be >= 0 milliseconds, or unset to wait for learners");
 			}
@@ -208,7 +208,7 @@ public final class LearnerConfig extends AbstractConfig {
 						+ "leave into a cold move); leave: leave the group without learners (left-without-learners).")
 		.define(BALANCING_FACTOR_CONFIG, Type.DOUBLE, 2.0, ConfigDef.Range.atLeast(1.0), Importance.MEDIUM,
 				"Tolerated ratio of tasks per thread between the most and the least loaded member.")
-		.define(LEARNER_REBALANCE_TRIGGER_CONFIG, Type.STRING, "conservative",
+		.define(DRAIN_HAND_OVER_CONFIG, Type.STRING, "conservative",
 				ConfigDef.CaseInsensitiveValidString.in("eager", "conservative"), Importance.MEDIUM,
 				"eager: a leaving member's tasks move one by one as their learners get ready; conservative: "
 						+ "together, once all are ready.")
@@ -269,6 +269,14 @@ public final class LearnerConfig extends AbstractConfig {
 
 	public LearnerConfig(Map<?, ?> originals) {
 		super(CONFIG, originals, false);
+	}
+
+	/**
+	 * The keys, with their types, defaults and documentation, as Kafka's own configs publish theirs.
+	 * @return a copy of the definition
+	 */
+	public static ConfigDef configDef() {
+		return new ConfigDef(CONFIG);
 	}
 
 	/**
@@ -397,8 +405,8 @@ public final class LearnerConfig extends AbstractConfig {
 		return RebalancingMode.valueOf(getString(REBALANCING_MODE_CONFIG).toUpperCase(Locale.ROOT));
 	}
 
-	public Optional<Duration> scaleDownTimeout() {
-		return Optional.ofNullable(getLong(SCALE_DOWN_TIMEOUT_MS_CONFIG)).map(Duration::ofMillis);
+	public Optional<Duration> drainTimeout() {
+		return Optional.ofNullable(getLong(DRAIN_TIMEOUT_MS_CONFIG)).map(Duration::ofMillis);
 	}
 
 	public double balancingFactor() {
@@ -406,7 +414,7 @@ public final class LearnerConfig extends AbstractConfig {
 	}
 
 	public LearnerRebalance learnerRebalance() {
-		return LearnerRebalance.valueOf(getString(LEARNER_REBALANCE_TRIGGER_CONFIG).toUpperCase(Locale.ROOT));
+		return LearnerRebalance.valueOf(getString(DRAIN_HAND_OVER_CONFIG).toUpperCase(Locale.ROOT));
 	}
 
 	public Optional<String> instanceId() {

@@ -77,7 +77,7 @@ public record LeaveAsk(String instanceId, Optional<String> incarnation, Optional
 	/**
 	 * The request to write, when it is allowed.
 	 * @param now when it is asked, on the asker's clock
-	 * @param timeout how long the member may wait for its learners; empty for its own scale-down timeout
+	 * @param timeout how long the member may wait for its learners; empty for its own drain timeout
 	 * @param source who asks
 	 * @return the leave record, empty when refused
 	 */

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * Leaving writes {@code leave/<id>/<incarnation>} with a new leave id and asks for a rebalance; once closed, the member
  * writes how the leave ended into that record, for the operator's {@code list}. The leave counts as acknowledged only
  * once a plan for this member echoes that id; until then the member asks again, backing off. Every bound it keeps (its
- * scale-down timeout, how long it waits for an acknowledgement, the stall bound) runs on its own elapsed clock from
+ * drain timeout, how long it waits for an acknowledgement, the stall bound) runs on its own elapsed clock from
  * when it read the request: the requester may be another machine, and the wall clock may step. Only an explicit cancel
  * record of this leave cancels it; a leave record that disappears (the leader's housekeeping) is written again.
  */
@@ -142,7 +142,7 @@ final class Drain {
 	/**
 	 * Start leaving: write the request and wait until the cluster has it (no lock is held meanwhile); a repeat changes
 	 * nothing.
-	 * @param timeout this leave's scale-down timeout, if any
+	 * @param timeout this leave's drain timeout, if any
 	 * @param source who asked
 	 * @param learnersPossible false when this member cannot be drained through learners (it runs Kafka's own
 	 * assignor): it then leaves at once, and says so

@@ -73,7 +73,7 @@ public record DrainOutcome(Reason reason, int tasksMovedCold) {
 		/** Every task was handed to a learner that was ready. */
 		DRAINED,
 
-		/** The scale-down timeout passed first: tasks without a ready learner moved cold. */
+		/** The drain timeout passed first: tasks without a ready learner moved cold. */
 		FORCED,
 
 		/** The member left without learners being placed for it: its stateful tasks moved cold. */
@@ -103,19 +103,19 @@ public record DrainOutcome(Reason reason, int tasksMovedCold) {
 		 */
 		STANDBYS_READY(Kind.DRAINED, "every other instance held a ready standby of every task it ran"),
 
-		/** Its scale-down timeout passed (on the member's clock, or the leader's). */
-		DEADLINE_PASSED(Kind.FORCED, "the scale-down timeout passed before every learner was ready"),
+		/** Its drain timeout passed (on the member's clock, or the leader's). */
+		DEADLINE_PASSED(Kind.FORCED, "the drain timeout passed before every learner was ready"),
 
 		/** No other member could take its tasks (scale to zero), and the leave was forced. */
 		NO_OTHER_MEMBER(Kind.LEFT_WITHOUT_LEARNERS, "no other member could take its tasks"),
 
 		/** A member of the group runs mode upgrading: the leader places no learners. */
 		MIXED_MODES(Kind.LEFT_WITHOUT_LEARNERS,
-				"a member runs stream.rebalancing.mode=upgrading, so the leader places no learners"),
+				"a member runs incremental.rebalance.mode=upgrading, so the leader places no learners"),
 
 		/** This member runs mode upgrading (Kafka's own assignor): it leaves at once. */
 		OWN_MODE_UPGRADING(Kind.LEFT_WITHOUT_LEARNERS,
-				"this member runs stream.rebalancing.mode=upgrading (Kafka's own assignor)"),
+				"this member runs incremental.rebalance.mode=upgrading (Kafka's own assignor)"),
 
 		/**
 		 * A rebalance answered the leave, but no leader published a plan since: the leader runs Kafka's own assignor,

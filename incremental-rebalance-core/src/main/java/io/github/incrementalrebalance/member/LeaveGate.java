@@ -37,7 +37,7 @@ final class LeaveGate {
 	 * Ask a start of this member to leave.
 	 * @param start the start, null before Kafka Streams were attached
 	 * @param instanceId this member's instance id
-	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
+	 * @param timeout this leave's drain timeout; empty for {@code incremental.rebalance.drain.timeout.ms}
 	 * @param source who asks
 	 * @param force leave even when the last plan shows no other member that would stay
 	 * @return whether this call started the leave (false for a repeat)
@@ -75,7 +75,7 @@ final class LeaveGate {
 					+ " would have nowhere to go and restore from scratch when an instance comes back. Start another "
 					+ "instance first, or ask again with force to leave anyway", null);
 		}
-		Optional<Duration> bound = timeout.or(this.context.config()::scaleDownTimeout);
+		Optional<Duration> bound = timeout.or(this.context.config()::drainTimeout);
 		try {
 			return drain.leave(bound, source, this.context.config().rebalancingMode() == RebalancingMode.INCREMENTAL);
 		}
@@ -88,7 +88,7 @@ final class LeaveGate {
 	 * Ask another member of the group to leave, with the same leave record the command line writes, after the same
 	 * checks.
 	 * @param instanceId the member
-	 * @param timeout that leave's scale-down timeout; empty for the member's own
+	 * @param timeout that leave's drain timeout; empty for the member's own
 	 * @param source who asks
 	 * @param force leave even when the last plan shows no other member that would stay
 	 * @return whether this call asked it (false when it is leaving already)

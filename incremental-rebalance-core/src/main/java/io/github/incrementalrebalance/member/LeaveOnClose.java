@@ -9,7 +9,7 @@ import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
  * whole group wait {@code session.timeout.ms} before its tasks move (KAFKA-16514). Kafka Streams asks for the opposite
  * on every close it was not told otherwise about (up to 4.1 by a consumer setting, from 4.2 by passing
  * {@code REMAIN_IN_GROUP}), and the two cannot be told apart from an application's own {@code REMAIN_IN_GROUP}; so
- * under the default policy a stay is replaced, and only the policy {@code leave-on-close=false} lets it through. A
+ * under the default policy a stay is replaced, and only the policy {@code leave.on-close=false} lets it through. A
  * static member ({@code group.instance.id}) stays, so a restart gets its tasks back without a rebalance, until it is
  * told it is drained. An explicit {@code LEAVE_GROUP} (Kafka Streams closed with a leave, e.g. spring-kafka's
  * {@code setLeaveGroupOnClose(true)}) and a drained member always leave.

@@ -184,9 +184,9 @@ public final class MemberRuntime implements AutoCloseable {
 		return (current != null) ? current.drain().stalled() : Optional.empty();
 	}
 
-	/** @return {@code scale.down.timeout.ms}, empty when unset (a leave then waits for its learners) */
-	public Optional<Duration> scaleDownTimeout() {
-		return this.context.config().scaleDownTimeout();
+	/** @return {@code incremental.rebalance.drain.timeout.ms}, empty when unset (a leave then waits for its learners) */
+	public Optional<Duration> drainTimeout() {
+		return this.context.config().drainTimeout();
 	}
 
 	/** @return the main consumer's {@code group.instance.id}, empty for a dynamic member */
@@ -251,7 +251,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * Ask this member to leave: it hands its tasks over to warm learners, then leaves the group and closes Kafka
 	 * Streams; {@link #drainOutcome()} then says how it went. In mode upgrading it closes at once with a real
 	 * leave-group, and says so.
-	 * @param timeout this leave's scale-down timeout; empty for {@code scale.down.timeout.ms}
+	 * @param timeout this leave's drain timeout; empty for {@code incremental.rebalance.drain.timeout.ms}
 	 * @param source who asks, for the record
 	 * @param force leave even when the last plan shows no other member that would stay (its tasks then have nowhere to
 	 * go)
@@ -267,7 +267,7 @@ public final class MemberRuntime implements AutoCloseable {
 	 * Ask a member of this group to leave, this one or another (from the page of any instance): another member is
 	 * asked with the same leave record the command line writes, after the same checks.
 	 * @param instanceId the member
-	 * @param timeout that leave's scale-down timeout; empty for the member's own
+	 * @param timeout that leave's drain timeout; empty for the member's own
 	 * @param source who asks, for the record
 	 * @param force leave even when the last plan shows no other member that would stay
 	 * @return whether this call asked it (false when it is leaving already)

@@ -14,7 +14,7 @@ public enum MemberState {
 	/** Every task it ran has a ready learner: it leaves the group, one rebalance hands them all over. */
 	DRAINED,
 
-	/** Its scale-down timeout passed first: it leaves anyway, its tasks go to their most caught-up learners. */
+	/** Its drain timeout passed first: it leaves anyway, its tasks go to their most caught-up learners. */
 	FORCED,
 
 	/**

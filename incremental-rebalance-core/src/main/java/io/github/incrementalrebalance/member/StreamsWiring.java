@@ -70,9 +70,9 @@ final class StreamsWiring {
 			Object assignor = properties.get(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
 			if (assignor != null && !LearnerTaskAssignor.class.getName().equals(String.valueOf(assignor))) {
 				throw new StartRefusedException(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, "task.assignor.class is set "
-						+ "to " + assignor + ": in stream.rebalancing.mode=incremental incremental-rebalance needs "
+						+ "to " + assignor + ": in incremental.rebalance.mode=incremental incremental-rebalance needs "
 						+ LearnerTaskAssignor.class.getName(), "no task.assignor.class (it is set for you), or "
-								+ "stream.rebalancing.mode=upgrading to keep your own assignor without learners");
+								+ "incremental.rebalance.mode=upgrading to keep your own assignor without learners");
 			}
 			configured.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName());
 			shortenFetchWait(properties, configured, StreamsConfig.mainConsumerPrefix(""));

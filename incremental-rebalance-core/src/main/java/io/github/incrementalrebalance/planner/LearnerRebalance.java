@@ -1,7 +1,7 @@
 package io.github.incrementalrebalance.planner;
 
 /**
- * When a leaving member's tasks move to their learners ({@code learner.rebalance.trigger}).
+ * When a leaving member's tasks move to their learners ({@code incremental.rebalance.drain.hand.over}).
  */
 public enum LearnerRebalance {
 

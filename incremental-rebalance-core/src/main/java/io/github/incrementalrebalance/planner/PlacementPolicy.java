@@ -3,7 +3,7 @@ package io.github.incrementalrebalance.planner;
 /**
  * Where a task may run, what running it there costs and how much load it is: the planner's pluggable part, named by
  * class with {@code incremental.rebalance.placement.policy.class} (Spring:
- * {@code incremental-rebalance.placement-policy}). The default, {@link RackAwarePlacementPolicy}, honours Kafka's
+ * {@code incremental-rebalance.placement.policy}). The default, {@link RackAwarePlacementPolicy}, honours Kafka's
  * {@code rack.aware.assignment.strategy}; extend it to keep that and add rules of your own.
  * <p>
  * The planner asks the policy about active tasks and learners (a learner is where its task will run) and keeps

@@ -1,7 +1,7 @@
 package io.github.incrementalrebalance.planner;
 
 /**
- * How a member wants the group assigned ({@code stream.rebalancing.mode}).
+ * How a member wants the group assigned ({@code incremental.rebalance.mode}).
  */
 public enum RebalancingMode {
 

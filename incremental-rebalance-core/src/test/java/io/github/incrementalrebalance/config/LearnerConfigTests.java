@@ -18,7 +18,7 @@ class LearnerConfigTests {
 	void defaultsWithoutAnyKey() {
 		LearnerConfig config = new LearnerConfig(Map.of());
 		assertThat(config.rebalancingMode()).isEqualTo(RebalancingMode.INCREMENTAL);
-		assertThat(config.scaleDownTimeout()).isEmpty();
+		assertThat(config.drainTimeout()).isEmpty();
 		assertThat(config.balancingFactor()).isEqualTo(2.0);
 		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.CONSERVATIVE);
 		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(30));
@@ -87,11 +87,11 @@ class LearnerConfigTests {
 
 	@Test
 	void readsEveryKeyAsKafkaPropertiesGiveThem() {
-		LearnerConfig config = new LearnerConfig(Map.of("stream.rebalancing.mode", "UPGRADING",
-				"scale.down.timeout.ms", "60000", "stream.worker.balancing.factor", "1.5",
-				"learner.rebalance.trigger", "eager", "learner.probe.interval.ms", 5000L));
+		LearnerConfig config = new LearnerConfig(Map.of("incremental.rebalance.mode", "UPGRADING",
+				"incremental.rebalance.drain.timeout.ms", "60000", "incremental.rebalance.balancing.factor", "1.5",
+				"incremental.rebalance.drain.hand.over", "eager", "incremental.rebalance.learner.probe.interval.ms", 5000L));
 		assertThat(config.rebalancingMode()).isEqualTo(RebalancingMode.UPGRADING);
-		assertThat(config.scaleDownTimeout()).contains(Duration.ofMinutes(1));
+		assertThat(config.drainTimeout()).contains(Duration.ofMinutes(1));
 		assertThat(config.balancingFactor()).isEqualTo(1.5);
 		assertThat(config.learnerRebalance()).isEqualTo(LearnerRebalance.EAGER);
 		assertThat(config.learnerProbeInterval()).isEqualTo(Duration.ofSeconds(5));
@@ -100,8 +100,8 @@ class LearnerConfigTests {
 	@Test
 	void balancingFactorBelowOneNamesTheKeyAndTheMinimum() {
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> new LearnerConfig(Map.of("stream.worker.balancing.factor", "0.5")))
-			.withMessageContaining("stream.worker.balancing.factor")
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.balancing.factor", "0.5")))
+			.withMessageContaining("incremental.rebalance.balancing.factor")
 			.withMessageContaining("0.5")
 			.withMessageContaining("at least 1.0");
 	}
@@ -109,8 +109,8 @@ class LearnerConfigTests {
 	@Test
 	void unknownModeNamesTheKeyAndTheAcceptedValues() {
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> new LearnerConfig(Map.of("stream.rebalancing.mode", "fast")))
-			.withMessageContaining("stream.rebalancing.mode")
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.mode", "fast")))
+			.withMessageContaining("incremental.rebalance.mode")
 			.withMessageContaining("INCREMENTAL")
 			.withMessageContaining("UPGRADING");
 	}
@@ -118,25 +118,25 @@ class LearnerConfigTests {
 	@Test
 	void unknownTriggerNamesTheKeyAndTheAcceptedValues() {
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> new LearnerConfig(Map.of("learner.rebalance.trigger", "sometimes")))
-			.withMessageContaining("learner.rebalance.trigger")
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.drain.hand.over", "sometimes")))
+			.withMessageContaining("incremental.rebalance.drain.hand.over")
 			.withMessageContaining("EAGER")
 			.withMessageContaining("CONSERVATIVE");
 	}
 
 	@Test
-	void negativeScaleDownTimeoutNamesTheKeyAndWhatIsAccepted() {
+	void negativeDrainTimeoutNamesTheKeyAndWhatIsAccepted() {
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> new LearnerConfig(Map.of("scale.down.timeout.ms", "-1")))
-			.withMessageContaining("scale.down.timeout.ms")
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.drain.timeout.ms", "-1")))
+			.withMessageContaining("incremental.rebalance.drain.timeout.ms")
 			.withMessageContaining("must be >= 0 milliseconds, or unset to wait for learners");
 	}
 
 	@Test
 	void nonPositiveProbeIntervalNamesTheKey() {
 		assertThatExceptionOfType(ConfigException.class)
-			.isThrownBy(() -> new LearnerConfig(Map.of("learner.probe.interval.ms", "0")))
-			.withMessageContaining("learner.probe.interval.ms")
+			.isThrownBy(() -> new LearnerConfig(Map.of("incremental.rebalance.learner.probe.interval.ms", "0")))
+			.withMessageContaining("incremental.rebalance.learner.probe.interval.ms")
 			.withMessageContaining("at least 1");
 	}
 

@@ -76,7 +76,7 @@ class ControlClientsTests {
 	@Test
 	void kafkaStreamsOwnKeysThisLibrarysAndOtherClientsPrefixesReachNone() {
 		ControlClients clients = clients(Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 4,
-				LearnerConfig.SCALE_DOWN_TIMEOUT_MS_CONFIG, 60_000L, "incremental.rebalance.control.view", new Object(),
+				LearnerConfig.DRAIN_TIMEOUT_MS_CONFIG, 60_000L, "incremental.rebalance.control.view", new Object(),
 				StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 10,
 				StreamsConfig.restoreConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 20,
 				StreamsConfig.topicPrefix("retention.ms"), 1_000));

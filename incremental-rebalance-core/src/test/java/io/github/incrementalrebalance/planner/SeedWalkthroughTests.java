@@ -247,7 +247,7 @@ class SeedWalkthroughTests {
 
 	private static RoundSimulator seedGroup(LearnerRebalance learnerRebalance) {
 		return new RoundSimulator().kafkaSettings(ACCEPTABLE_LAG, 2, 0)
-			.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG, learnerRebalance.name().toLowerCase())
+			.learnerSetting(LearnerConfig.DRAIN_HAND_OVER_CONFIG, learnerRebalance.name().toLowerCase())
 			.statefulTasks(5, STATE)
 			.running("S1", 1, T1, T2)
 			.running("S2", 1, T3, T4)

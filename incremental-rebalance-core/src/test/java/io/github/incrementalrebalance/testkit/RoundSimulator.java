@@ -183,8 +183,8 @@ public final class RoundSimulator {
 	}
 
 	/**
-	 * Set a learner key (as in the Streams config), e.g. {@code learner.rebalance.trigger}, or replace an object the
-	 * simulator hands the assignor, e.g. the {@link ControlView}.
+	 * Set a learner key (as in the Streams config), e.g. {@code incremental.rebalance.drain.hand.over}, or replace an
+	 * object the simulator hands the assignor, e.g. the {@link ControlView}.
 	 * @param key the key
 	 * @param value the value
 	 * @return this simulator
@@ -368,7 +368,7 @@ public final class RoundSimulator {
 	/**
 	 * A member asks to leave (the control topic's leave record).
 	 * @param name instance id
-	 * @param timeout its scale-down timeout, if any
+	 * @param timeout its drain timeout, if any
 	 * @return this simulator
 	 */
 	public RoundSimulator requestsLeave(String name, Optional<Duration> timeout) {
@@ -381,7 +381,7 @@ public final class RoundSimulator {
 	}
 
 	/**
-	 * Leaving members whose scale-down timeout passed: as the real member does, they leave the group on their own
+	 * Leaving members whose drain timeout passed: as the real member does, they leave the group on their own
 	 * (the leader does not keep their deadlines).
 	 * @return their names
 	 */

@@ -94,7 +94,7 @@ class BinderDrainIntegrationTests {
 			await("a survivor's group view says how b left").atMost(Duration.ofSeconds(30))
 				.until(() -> this.actuator.get(a, "/actuator/rebalance/group").body(),
 						(body) -> body.contains("\"instanceId\":\"b\"") && body.contains("\"outcome\":\"drained\""));
-			assertThat(b.isActive()).as("on-drained=shutdown: b's context closed once drained").isFalse();
+			assertThat(b.isActive()).as("drain.on-drained=shutdown: b's context closed once drained").isFalse();
 			run.verifyCounts(producer);
 		}
 	}

@@ -77,7 +77,7 @@ class TwoApplicationsInOneJvmIntegrationTests {
 
 			MeterRegistry meters = z.getBean(MeterRegistry.class);
 			assertThat(List.of(ORDERS, AUDIT)).as("meters of each application, named by the member").allSatisfy(
-					(applicationId) -> assertThat(meters.find("kafka.streams.rebalance.tasks")
+					(applicationId) -> assertThat(meters.find("incremental.rebalance.tasks")
 						.tags("application.id", applicationId, "instance.id", "z", "state", "active")
 						.gauge()).isNotNull().satisfies((gauge) -> assertThat(gauge.value()).isPositive()));
 
@@ -151,7 +151,7 @@ class TwoApplicationsInOneJvmIntegrationTests {
 	private ConfigurableApplicationContext start(String instance, Map<String, CountingApplication> applications) {
 		return CountingBinderApplication.start(broker, instance, this.stateRoot, applications,
 				"spring.cloud.stream.kafka.streams.binder.configuration.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
-				"incremental-rebalance.drain-on-shutdown=true", "incremental-rebalance.scale-down-timeout=30s");
+				"incremental-rebalance.drain.on-shutdown=true", "incremental-rebalance.drain.timeout=30s");
 	}
 
 	private static List<MemberState> statesOf(MemberRuntime runtime) {

@@ -27,8 +27,8 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * Who may do what on the actuator. Health and its probes are open (Kubernetes asks without credentials), and so is the
  * Prometheus scrape (on the management port, which the Service does not expose); reading the other endpoints needs a
  * user; asking a member to leave or cancelling a leave ({@code POST} and {@code DELETE} on
- * {@code /actuator/rebalance/leave}) needs the role {@value #OPERATOR}: with {@code on-drained: shutdown} a leave ends
- * the application. Users authenticate with HTTP basic, without a session; the demo profile opens everything.
+ * {@code /actuator/rebalance/leave}) needs the role {@value #OPERATOR}: with {@code drain.on-drained: shutdown} a
+ * leave ends the application. Users authenticate with HTTP basic, without a session; the demo profile opens everything.
  */
 @Configuration(proxyBeanMethods = false)
 class ActuatorSecurity {

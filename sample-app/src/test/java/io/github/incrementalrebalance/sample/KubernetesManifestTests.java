@@ -110,7 +110,7 @@ class KubernetesManifestTests {
 			String management = "http://localhost:" + context.getEnvironment().getProperty("local.management.port");
 			for (String probe : List.of("readinessProbe", "livenessProbe")) {
 				String path = String.valueOf(map(map(container, probe), "httpGet").get("path"));
-				// ready once warm (warm-readiness): a lone member, once a plan names it
+				// ready once warm (readiness.warm): a lone member, once a plan names it
 				await(probe + " " + path).atMost(Duration.ofMinutes(1))
 					.until(() -> get(management + path).statusCode() == 200);
 			}
@@ -123,7 +123,7 @@ class KubernetesManifestTests {
 				.as("scraped on the management port").containsEntry("prometheus.io/port", String.valueOf(managementPort));
 			HttpResponse<String> meters = get(management + annotations.get("prometheus.io/path"));
 			assertThat(meters.statusCode()).as("the scrape needs no credentials").isEqualTo(200);
-			assertThat(meters.body()).as("what the dashboard reads").contains("kafka_streams_rebalance_tasks{");
+			assertThat(meters.body()).as("what the dashboard reads").contains("incremental_rebalance_tasks{");
 
 			MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
 			assertThat(runtime.identity().instanceId()).as("the pod name is the instance id").isEqualTo(POD_NAME);
@@ -134,11 +134,11 @@ class KubernetesManifestTests {
 
 			if (kind.equals("Deployment")) {
 				Duration warmBound = context.getEnvironment()
-					.getRequiredProperty("incremental-rebalance.warm-readiness-timeout", Duration.class);
+					.getRequiredProperty("incremental-rebalance.readiness.timeout", Duration.class);
 				Object deadline = map(workload, "spec").get("progressDeadlineSeconds");
 				assertThat(deadline).as("progressDeadlineSeconds (Kubernetes' default: 600)").isNotNull();
 				assertThat(Duration.ofSeconds(((Number) deadline).longValue()))
-					.as("a rollout's deadline outlasts a new pod's start and warm-up (warm-readiness-timeout)")
+					.as("a rollout's deadline outlasts a new pod's start and warm-up (readiness.timeout)")
 					.isGreaterThanOrEqualTo(warmBound.plus(POD_START));
 			}
 			Duration grace = Duration.ofSeconds(((Number) podSpec.get("terminationGracePeriodSeconds")).longValue());

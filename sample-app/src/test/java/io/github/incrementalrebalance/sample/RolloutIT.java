@@ -79,9 +79,9 @@ class RolloutIT {
 		results.add(rollout("learners", SIZED_PHASE, List.of()));
 		results.add(rollout("learners-15s-drain", SHIPPED_PHASE, List.of()));
 		results.add(rollout("kafka-leave-group", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
-				"--incremental-rebalance.warm-readiness=false")));
+				"--incremental-rebalance.readiness.warm=false")));
 		results.add(rollout("kafka-standby", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
-				"--incremental-rebalance.warm-readiness=false",
+				"--incremental-rebalance.readiness.warm=false",
 				"--spring.kafka.streams.properties.num.standby.replicas=1")));
 
 		System.out.printf("Rolling update of %d instances, %,d keys per task counted twice, restores at %,d records/s%n",
