@@ -17,8 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Availability while a group changes: each scenario runs every strategy that differs in it on the same data, one
- * after the other in one run, so that the ratios between them hold on a shared machine. Sized so that a cold restore
- * of a task lasts 10 s or more. Run on demand: see {@code benchmarks/README.md}.
+ * after the other in one run, so that the ratios between them hold on a shared machine, and repeats them in rounds
+ * ({@code -Dbenchmark.repetitions}, 3 by default) so that each strategy meets the machine as the others do and the
+ * tables give a median and a range. Sized so that a cold restore of a task lasts 10 s or more. Run on demand: see
+ * {@code benchmarks/README.md}.
  */
 @Tag(TestTags.BROKER)
 class AvailabilityBenchmark {
@@ -86,16 +88,21 @@ class AvailabilityBenchmark {
 	}
 
 	private void run(Scenario scenario, List<Strategy> strategies, BenchmarkGroup.Settings settings) {
+		int repetitions = Integer.getInteger("benchmark.repetitions", 3);
 		List<AvailabilityResult> results = new ArrayList<>();
-		for (Strategy strategy : strategies) {
-			results.add(Scenario.run(scenario, broker, this.stateRoot, strategy, settings));
+		for (int round = 1; round <= repetitions; round++) {
+			for (Strategy strategy : strategies) {
+				results.add(Scenario.run(scenario, round, broker, this.stateRoot, strategy, settings));
+			}
 		}
 		StringBuilder table = new StringBuilder(AvailabilityResult.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
-		ResultsFile.append(scenario.name() + ", " + Instant.now() + ": " + settings.describe(), table.toString());
+		ResultsFile.append(scenario.name() + ", " + Instant.now() + ": " + settings.describe() + ", " + repetitions
+				+ " rounds", table.toString());
 		ResultsFile.append(scenario.name() + ", where the time went",
 				results.stream().map(AvailabilityResult::breakdown).collect(Collectors.joining("\n\n")));
-		ResultsJson.write(ResultsJson.DIRECTORY, scenario.name(), settings, results);
+		ResultsJson.write(ResultsJson.DIRECTORY, scenario.name(), settings,
+				settings.describe() + ", " + repetitions + " rounds", results);
 		assertThat(results).allSatisfy((result) -> assertThat(result.complete()).isPositive());
 	}
 

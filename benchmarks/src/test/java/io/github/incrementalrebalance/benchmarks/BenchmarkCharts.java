@@ -95,11 +95,10 @@ final class BenchmarkCharts {
 		boolean bothTimings = runs.stream().map(ResultsJson.Run::timings).distinct().count() > 1;
 		Map<String, TreeMap<Integer, Double>> series = new LinkedHashMap<>();
 		for (ResultsJson.Run run : runs) {
-			for (ResultsJson.Entry entry : run.results()) {
-				String name = bothTimings ? entry.strategy() + " (" + run.timingsLabel() + ")" : entry.strategy();
-				series.computeIfAbsent(name, (key) -> new TreeMap<>())
-					.put(run.keysPerTask() / 1000, entry.movedStallMs() / 1000.0);
-			}
+			run.medianMovedStallSeconds().forEach((strategy, seconds) -> {
+				String name = bothTimings ? strategy + " (" + run.timingsLabel() + ")" : strategy;
+				series.computeIfAbsent(name, (key) -> new TreeMap<>()).put(run.keysPerTask() / 1000, seconds);
+			});
 		}
 		series.forEach((name, points) -> chart.addSeries(name, new ArrayList<>(points.keySet()),
 				new ArrayList<>(points.values())));
@@ -109,7 +108,7 @@ final class BenchmarkCharts {
 	static CategoryChart stallChart(String scenario, List<ResultsJson.Run> runs) {
 		CategoryChart chart = new CategoryChartBuilder().width(800)
 			.height(420)
-			.title(scenario + ": longest stall of the moved tasks")
+			.title(scenario + ": longest stall of the moved tasks (median)")
 			.xAxisTitle("strategy")
 			.yAxisTitle("seconds")
 			.build();
@@ -117,10 +116,9 @@ final class BenchmarkCharts {
 		chart.getStyler().setLabelsVisible(true);
 		chart.getStyler().setDecimalPattern("0.0");
 		chart.getStyler().setChartBackgroundColor(Color.WHITE);
-		List<String> strategies = runs.get(0).results().stream().map(ResultsJson.Entry::strategy).toList();
+		List<String> strategies = List.copyOf(runs.get(0).medianMovedStallSeconds().keySet());
 		for (ResultsJson.Run run : runs) {
-			Map<String, Double> seconds = new LinkedHashMap<>();
-			run.results().forEach((entry) -> seconds.put(entry.strategy(), entry.movedStallMs() / 1000.0));
+			Map<String, Double> seconds = run.medianMovedStallSeconds();
 			chart.addSeries(run.timingsLabel(), strategies,
 					strategies.stream().map((strategy) -> (Number) seconds.getOrDefault(strategy, 0.0)).toList());
 		}

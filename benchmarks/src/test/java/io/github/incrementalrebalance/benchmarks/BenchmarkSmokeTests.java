@@ -69,7 +69,10 @@ class BenchmarkSmokeTests {
 		Path results = this.stateRoot.resolve("results");
 		Path written = ResultsJson.write(results, "scale-down", settings, List.of(learners, tuned));
 		assertThat(Files.readString(written)).as("stamped with the commit measured")
-			.containsPattern("\\A\\{\\s*\"commit\" : \"([0-9a-f]{40}(-dirty)?|unknown)\"");
+			.containsPattern("\\A\\{\\s*\"commit\" : \"([0-9a-f]{40}(-dirty)?|unknown)\"")
+			.as("and with the JVM and the machine's cores")
+			.contains("\"jvm\" : \"" + System.getProperty("java.vm.name"))
+			.contains("\"cores\" : " + Runtime.getRuntime().availableProcessors());
 		ResultsJson.Run run = ResultsJson.read(written);
 		assertThat(run.results()).extracting(ResultsJson.Entry::strategy)
 			.containsExactly("learner-conservative", "kafka-tuned");

@@ -67,27 +67,30 @@ final class ReadmeTables {
 	}
 
 	/**
-	 * The scale-down: per strategy, the leaving instance's tasks' stall at both group timings, the other tasks'
-	 * stall, the records restored at promotion and a survivor's rebalances.
+	 * The scale-down, repeated at both group timings: per strategy, the median and the range over the rounds of the
+	 * leaving instance's tasks' stall and of the records restored at promotion, and the median stall of the others.
 	 */
 	static String scaleDown(Path results) {
-		Map<String, JsonNode> kafka = byStrategy(results.resolve("scale-down-kafka.json"));
-		Map<String, JsonNode> test = byStrategy(results.resolve("scale-down-test.json"));
+		Map<String, List<JsonNode>> kafka = allByStrategy(results.resolve("scale-down-kafka.json"));
+		Map<String, List<JsonNode>> test = allByStrategy(results.resolve("scale-down-test.json"));
 		List<String> rows = new ArrayList<>();
-		rows.add("| strategy | stall of the leaving instance's tasks, Kafka's heartbeat 3 s / session 45 s | the same, "
-				+ "heartbeat 500 ms / session 6 s | stall of the other tasks, 3 s / 500 ms | records restored at "
-				+ "promotion, 3 s / 500 ms | rebalances of a survivor, 3 s |");
-		rows.add("|---|---|---|---|---|---|");
+		rows.add("| strategy | rounds, 3 s / 500 ms | stall of the leaving instance's tasks, Kafka's heartbeat 3 s / "
+				+ "session 45 s, median (range) | the same, heartbeat 500 ms / session 6 s | stall of the other tasks, "
+				+ "median, 3 s / 500 ms | records restored at promotion, median (range), 3 s / 500 ms | rebalances of a "
+				+ "survivor, median, 3 s |");
+		rows.add("|---|---|---|---|---|---|---|");
 		kafka.forEach((strategy, slow) -> {
-			JsonNode fast = test.get(strategy);
+			List<JsonNode> fast = test.get(strategy);
 			if (fast == null) {
 				throw new IllegalStateException("scale-down-test.json has no run of " + strategy);
 			}
-			rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`") + " | "
-					+ seconds(slow, "movedStallMs") + " | " + seconds(fast, "movedStallMs") + " | "
-					+ seconds(slow, "otherStallMs") + " / " + seconds(fast, "otherStallMs") + " | "
-					+ records(slow, "restoredAtPromotion") + " / " + records(fast, "restoredAtPromotion") + " | "
-					+ slow.get("rebalances").asInt() + " |");
+			rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`") + " | " + slow.size() + " / "
+					+ fast.size() + " | " + secondsSpread(slow, "movedStallMs") + " | "
+					+ secondsSpread(fast, "movedStallMs") + " | "
+					+ seconds(ResultsJson.median(values(slow, "otherStallMs"))) + " / "
+					+ seconds(ResultsJson.median(values(fast, "otherStallMs"))) + " | "
+					+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion")
+					+ " | " + ResultsJson.median(values(slow, "rebalances")) + " |");
 		});
 		return String.join("\n", rows) + "\n";
 	}
@@ -102,20 +105,30 @@ final class ReadmeTables {
 		rows.add("| strategy | rounds | stall of the leaving instance's tasks, median (range) | records restored at "
 				+ "promotion, median (range) |");
 		rows.add("|---|---|---|---|");
-		runs.forEach((strategy, rounds) -> {
-			List<Long> stalls = rounds.stream().map((run) -> run.get("movedStallMs").asLong()).sorted().toList();
-			List<Long> restored = rounds.stream().map((run) -> run.get("restoredAtPromotion").asLong()).sorted().toList();
-			rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`") + " | " + rounds.size() + " | "
-					+ seconds(median(stalls)) + " (" + seconds(stalls.get(0)) + "-" + seconds(stalls.get(stalls.size() - 1))
-					+ ") | " + records(median(restored)) + " (" + records(restored.get(0)) + "-"
-					+ records(restored.get(restored.size() - 1)) + ") |");
-		});
+		runs.forEach((strategy, rounds) -> rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`")
+				+ " | " + rounds.size() + " | " + secondsSpread(rounds, "movedStallMs") + " | "
+				+ recordsSpread(rounds, "restoredAtPromotion") + " |"));
 		return String.join("\n", rows) + "\n";
 	}
 
-	private static long median(List<Long> sorted) {
-		int middle = sorted.size() / 2;
-		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	private static List<Long> values(List<JsonNode> rounds, String field) {
+		return rounds.stream().map((run) -> run.get(field).asLong()).sorted().toList();
+	}
+
+	/** The median of a field over the rounds, and its range: {@code 2.4 s (1.6-4.9 s)}; one round, its value. */
+	private static String secondsSpread(List<JsonNode> rounds, String field) {
+		List<Long> sorted = values(rounds, field);
+		String median = seconds(ResultsJson.median(sorted));
+		return (sorted.size() == 1) ? median
+				: median + " (" + seconds(sorted.get(0)).replace(" s", "") + "-" + seconds(sorted.get(sorted.size() - 1))
+						+ ")";
+	}
+
+	private static String recordsSpread(List<JsonNode> rounds, String field) {
+		List<Long> sorted = values(rounds, field);
+		String median = records(ResultsJson.median(sorted));
+		return (sorted.size() == 1) ? median
+				: median + " (" + records(sorted.get(0)) + "-" + records(sorted.get(sorted.size() - 1)) + ")";
 	}
 
 	private static Map<String, List<JsonNode>> allByStrategy(Path file) {
@@ -135,22 +148,8 @@ final class ReadmeTables {
 		}
 	}
 
-	private static Map<String, JsonNode> byStrategy(Path file) {
-		Map<String, JsonNode> results = new LinkedHashMap<>();
-		read(file).get("results").forEach((result) -> results.put(result.get("strategy").asString(), result));
-		return results;
-	}
-
-	private static String seconds(JsonNode result, String field) {
-		return seconds(result.get(field).asLong());
-	}
-
 	private static String seconds(long millis) {
 		return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
-	}
-
-	private static String records(JsonNode result, String field) {
-		return records(result.get(field).asLong());
 	}
 
 	/** A count as the README writes one: groups of three digits apart. */

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
@@ -56,12 +58,16 @@ public final class ResultsJson {
 	}
 
 	/**
-	 * Write the results of a run, stamped with the commit they were measured on ({@code commit}, first).
+	 * Write the results of a run, stamped with the commit they were measured on ({@code commit}, first), the JVM and
+	 * the machine's cores.
 	 * @param file where
 	 * @param value its results, as records
 	 */
 	public static void writeValue(Path file, Object value) {
-		ObjectNode stamped = mapper.createObjectNode().put("commit", commit());
+		ObjectNode stamped = mapper.createObjectNode()
+			.put("commit", commit())
+			.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"))
+			.put("cores", Runtime.getRuntime().availableProcessors());
 		stamped.setAll((ObjectNode) mapper.valueToTree(value));
 		try {
 			Files.createDirectories(file.getParent());
@@ -102,6 +108,17 @@ public final class ResultsJson {
 		}
 	}
 
+	/**
+	 * The median of some values, the mean of the middle two for an even count.
+	 * @param values the values, in any order
+	 * @return their median
+	 */
+	static long median(List<Long> values) {
+		List<Long> sorted = values.stream().sorted().toList();
+		int middle = sorted.size() / 2;
+		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	}
+
 	static Run read(Path file) {
 		return mapper.readValue(file.toFile(), Run.class);
 	}
@@ -117,10 +134,23 @@ public final class ResultsJson {
 	 * @param at when it ended
 	 * @param settings the run's size, for people
 	 * @param keysPerTask records of state per task
-	 * @param results one per strategy
+	 * @param results one per strategy and round, in the order they ran
 	 */
-	@JsonIgnoreProperties("commit")
+	@JsonIgnoreProperties({ "commit", "jvm", "cores" })
 	record Run(String scenario, String timings, String at, String settings, int keysPerTask, List<Entry> results) {
+
+		/**
+		 * The median over the rounds of each strategy's longest stall of the moved tasks.
+		 * @return seconds by strategy, in the order the strategies first ran
+		 */
+		Map<String, Double> medianMovedStallSeconds() {
+			Map<String, List<Long>> stalls = new LinkedHashMap<>();
+			this.results.forEach((entry) -> stalls.computeIfAbsent(entry.strategy(), (key) -> new ArrayList<>())
+				.add(entry.movedStallMs()));
+			Map<String, Double> medians = new LinkedHashMap<>();
+			stalls.forEach((strategy, millis) -> medians.put(strategy, median(millis) / 1000.0));
+			return medians;
+		}
 
 		String timingsLabel() {
 			return "kafka".equals(this.timings) ? "heartbeat 3 s / session 45 s" : "heartbeat 500 ms / session 6 s";

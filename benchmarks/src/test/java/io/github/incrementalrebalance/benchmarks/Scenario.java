@@ -33,7 +33,18 @@ interface Scenario {
 	 */
 	static AvailabilityResult run(Scenario scenario, KafkaBroker broker, Path stateRoot, Strategy strategy,
 			BenchmarkGroup.Settings settings) {
-		try (BenchmarkGroup group = new BenchmarkGroup(broker, stateRoot, scenario.name(), strategy, settings)) {
+		return run(scenario, 1, broker, stateRoot, strategy, settings);
+	}
+
+	/**
+	 * As {@link #run(Scenario, KafkaBroker, Path, Strategy, BenchmarkGroup.Settings)}, in one of several rounds: each
+	 * round's group has topics and state of its own ({@code <name>-<round>-<strategy>} after the first).
+	 * @param round the round, from 1
+	 */
+	static AvailabilityResult run(Scenario scenario, int round, KafkaBroker broker, Path stateRoot, Strategy strategy,
+			BenchmarkGroup.Settings settings) {
+		String name = (round == 1) ? scenario.name() : scenario.name() + "-" + round;
+		try (BenchmarkGroup group = new BenchmarkGroup(broker, stateRoot.resolve(name), name, strategy, settings)) {
 			return scenario.run(group);
 		}
 	}
