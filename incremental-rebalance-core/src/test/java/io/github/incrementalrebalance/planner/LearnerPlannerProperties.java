@@ -472,7 +472,7 @@ class LearnerPlannerProperties {
 			long state = (random.nextInt(5) == 0) ? 0 : STATE;
 			RoundSimulator sim = new RoundSimulator()
 				.kafkaSettings(ACCEPTABLE_LAG, maxWarmup, random.nextInt(4) == 0 ? 1 : 0)
-				.learnerSetting(LearnerConfig.LEARNER_REBALANCE_TRIGGER_CONFIG,
+				.learnerSetting(LearnerConfig.DRAIN_HAND_OVER_CONFIG,
 						random.nextBoolean() ? "eager" : "conservative")
 				.learnerSetting(LearnerConfig.BALANCING_FACTOR_CONFIG, factor)
 				.statefulTasks((racks == 0) ? statefulCount : statefulCount / 2, state)
