@@ -5,23 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.planner.MemberPlan;
 import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
-import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
-import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
-import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,20 +55,20 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void controlTopicCutDuringAnAcknowledgedDrainHandsOverToWarmLearnersOnceItHeals() {
-		try (FaultedGroup group = startDraining("control-cut")) {
+		try (DrainingMembers group = startDraining("control-cut")) {
 			try (FaultProxy.Fault cut = broker.proxy().cut((clientId) -> clientId.contains("-rebalance-control-"))) {
 				group.releaseLearners();
 				// a probe's next question (within 5 s), then the control topic's timeout (10 s by default) unanswered
 				await("a member that sees the control topic gone")
 					.atMost(LearnerConfig.DEFAULT_CONTROL_TOPIC_TIMEOUT.plusSeconds(5 + 3))
-					.until(() -> group.members.stream()
+					.until(() -> group.members().stream()
 						.anyMatch((member) -> member.runtime().controlTopicProblem().isPresent()));
 				List<String> problems = new ArrayList<>();
-				group.members.forEach((member) -> member.runtime().controlTopicProblem()
+				group.members().forEach((member) -> member.runtime().controlTopicProblem()
 					.ifPresent((problem) -> problems.add(member.name() + ": " + problem)));
 				System.out.printf("Control topic cut: %s%n", problems);
 				await("b leaving through the cut").during(LONG_CUT).atMost(LONG_CUT.plusSeconds(5))
-					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
+					.until(() -> group.leaver().runtime().state() == MemberState.LEAVING);
 				assertThat(broker.proxy().refusedConnections()).as("connections the cut closed or refused").isPositive();
 			}
 			group.assertHandedOverWarm();
@@ -89,7 +81,7 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void learnersMemberCutOffLongerThanItsSessionStillEndsInAWarmHandOver() {
-		try (FaultedGroup group = startDraining("member-cut")) {
+		try (DrainingMembers group = startDraining("member-cut")) {
 			StreamsInstance cutOff = group.learnerHolders().get(0);
 			assertThat(broker.proxy().clientIds()).as("its stream thread's and control topic's clients, named by its client id")
 				.contains(cutOff.name() + "-StreamThread-1-consumer", cutOff.name() + "-rebalance-control-reader");
@@ -100,7 +92,7 @@ class NetworkFaultsIntegrationTests {
 						.noneMatch((member) -> member.clientId().startsWith(cutOff.name() + "-")));
 				await("b leaving, waiting for ready learners, while c is out").during(Duration.ofSeconds(5))
 					.atMost(Duration.ofSeconds(10))
-					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
+					.until(() -> group.leaver().runtime().state() == MemberState.LEAVING);
 				group.releaseLearners();
 			}
 			group.assertHandedOverWarm();
@@ -118,20 +110,20 @@ class NetworkFaultsIntegrationTests {
 	@Test
 	void leaverAloneInTheGroupForAMomentHoldsItsHandOverAndDrainsWarmWhenTheOthersAreBack() {
 		Duration session = Duration.ofSeconds(9);
-		try (FaultedGroup group = startDraining("alone-moment", session)) {
-			List<String> others = group.members.stream()
-				.filter((member) -> member != group.leaver)
+		try (DrainingMembers group = startDraining("alone-moment", session)) {
+			List<String> others = group.members().stream()
+				.filter((member) -> member != group.leaver())
 				.map((member) -> member.name() + "-")
 				.toList();
 			try (FaultProxy.Fault cut = broker.proxy()
 				.cut((clientId) -> others.stream().anyMatch(clientId::startsWith))) {
 				await("b alone in the group, holding its hand-over").atMost(session.multipliedBy(2))
-					.failFast("b left the group", () -> group.leaver.runtime().state() != MemberState.LEAVING)
-					.until(() -> group.leaver.runtime().leaveWaiting()
+					.failFast("b left the group", () -> group.leaver().runtime().state() != MemberState.LEAVING)
+					.until(() -> group.leaver().runtime().leaveWaiting()
 						.filter((why) -> why.contains("no other member"))
 						.isPresent());
-				System.out.printf("Leaver alone: %s%n", group.leaver.runtime().leaveWaiting().orElseThrow());
-				assertThat(group.leaver.runtime().state()).isEqualTo(MemberState.LEAVING);
+				System.out.printf("Leaver alone: %s%n", group.leaver().runtime().leaveWaiting().orElseThrow());
+				assertThat(group.leaver().runtime().state()).isEqualTo(MemberState.LEAVING);
 			}
 			await("the others back in the group").atMost(session)
 				.until(() -> broker.groupMembers("alone-moment").stream()
@@ -152,9 +144,9 @@ class NetworkFaultsIntegrationTests {
 	 */
 	@Test
 	void leadersLinkSlowedSoTheAnswerTakesLongerThanTenSecondsStillHandsOverWarm() {
-		try (FaultedGroup group = FaultedGroup.settle(scenario("slow-link"), SESSION)) {
+		try (DrainingMembers group = settle(scenario("slow-link"), SESSION)) {
 			StreamsInstance leader = group.leader();
-			StreamsInstance leaver = group.members.stream()
+			StreamsInstance leaver = group.members().stream()
 				.filter((member) -> member != leader)
 				.findFirst()
 				.orElseThrow();
@@ -177,105 +169,24 @@ class NetworkFaultsIntegrationTests {
 		return new DrainScenarioGroup(broker, this.stateRoot, applicationId, "conservative");
 	}
 
-	private FaultedGroup startDraining(String applicationId) {
+	/** Three members on the proxy, each named by its client id, at a session timeout. */
+	private static DrainingMembers settle(DrainScenarioGroup scenario, Duration session) {
+		return DrainingMembers.settle(scenario, (launcher) -> launcher
+			.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) session.toMillis())
+			// a rebalance a slow link stretches must not outlast the members' transactions
+			.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000),
+				(member) -> member.behindProxyOf(broker), DrainScenarioGroup.KEYS_PER_TASK);
+	}
+
+	private DrainingMembers startDraining(String applicationId) {
 		return startDraining(applicationId, SESSION);
 	}
 
-	private FaultedGroup startDraining(String applicationId, Duration session) {
-		FaultedGroup group = FaultedGroup.settle(scenario(applicationId), session);
-		group.leave(group.members.get(1));
+	private DrainingMembers startDraining(String applicationId, Duration session) {
+		DrainingMembers group = settle(scenario(applicationId), session);
+		group.leave(group.members().get(1));
 		group.awaitAcknowledged(Duration.ofMinutes(1));
 		return group;
-	}
-
-	/**
-	 * Three members on the proxy, each named by its client id, whose learners restore slowly until released; then a
-	 * drain.
-	 */
-	private static final class FaultedGroup implements AutoCloseable {
-
-		private final DrainScenarioGroup scenario;
-
-		private final TrackingProducer producer;
-
-		private final StreamsLauncher launcher;
-
-		private final Map<String, RestoreThrottle> throttles = DrainScenarioGroup.throttles(200);
-
-		private final List<StreamsInstance> members;
-
-		private StreamsInstance leaver;
-
-		private Set<TaskId> moving;
-
-		private FaultedGroup(DrainScenarioGroup scenario, Duration session) {
-			this.scenario = scenario;
-			this.producer = scenario.producer();
-			this.launcher = scenario.launcher()
-				.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) session.toMillis())
-				// a rebalance a slow link stretches must not outlast the members' transactions
-				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000);
-			this.members = this.throttles.entrySet()
-				.stream()
-				.map((entry) -> this.launcher.instance(entry.getKey())
-					.behindProxyOf(broker)
-					.restoreThrottle(entry.getValue())
-					.memberRuntime()
-					.start())
-				.toList();
-		}
-
-		static FaultedGroup settle(DrainScenarioGroup scenario, Duration session) {
-			FaultedGroup group = new FaultedGroup(scenario, session);
-			scenario.loadAndSettle(group.producer, group.members.toArray(StreamsInstance[]::new));
-			return group;
-		}
-
-		/** The member that computed the group's assignment last. */
-		StreamsInstance leader() {
-			return this.members.stream()
-				.filter((member) -> member.runtime().assignorStatus().assignments() > 0)
-				.reduce((first, second) -> second)
-				.orElseThrow();
-		}
-
-		void leave(StreamsInstance member) {
-			this.leaver = member;
-			this.moving = member.activeTasks();
-			member.runtime().leave(Optional.empty(), "test");
-		}
-
-		void awaitAcknowledged(Duration bound) {
-			DrainScenarioGroup.awaitLeaveAcknowledged(this.leaver, this.members, bound);
-		}
-
-		List<StreamsInstance> learnerHolders() {
-			return this.members.stream()
-				.filter((member) -> member.plan().map(MemberPlan::learning).map((learning) -> !learning.isEmpty())
-					.orElse(false))
-				.toList();
-		}
-
-		void releaseLearners() {
-			this.throttles.values().forEach(RestoreThrottle::release);
-		}
-
-		void assertHandedOverWarm() {
-			try {
-				this.scenario.assertHandedOverWarm(this.leaver, this.moving, this.members, this.producer);
-			}
-			finally {
-				System.out.printf("Drain through the fault: %s%n",
-						this.leaver.runtime().drainOutcome().map(DrainOutcome::describe).orElse("none"));
-			}
-		}
-
-		@Override
-		public void close() {
-			this.launcher.close();
-			this.producer.close();
-		}
-
 	}
 
 }

@@ -4,18 +4,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.function.UnaryOperator;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
-import io.github.incrementalrebalance.testkit.RestoreThrottle;
-import io.github.incrementalrebalance.testkit.StreamsInstance;
-import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.TestTags;
-import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeConfigsOptions;
@@ -28,7 +23,6 @@ import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,7 +63,7 @@ class ThreeBrokerDrainIntegrationTests {
 	@Test
 	void twoBrokersDownMidDrainKeepTheLeaverWaitingThenItHandsOverWarm() {
 		cluster.createTopics(1, "not-enough-replicas-probe");
-		try (Draining group = Draining.start(scenario("two-down"))) {
+		try (DrainingMembers group = startDraining(scenario("two-down"))) {
 			String controlTopic = LearnerConfig.defaultControlTopic("two-down");
 			int leader = cluster.leaderOf(controlTopic, 0).orElseThrow();
 			int other = (leader + 1) % 3;
@@ -82,7 +76,7 @@ class ThreeBrokerDrainIntegrationTests {
 				group.releaseLearners();
 				await("b leaving, while writes are refused").during(Duration.ofSeconds(6))
 					.atMost(Duration.ofSeconds(15))
-					.until(() -> group.leaver.runtime().state() == MemberState.LEAVING);
+					.until(() -> group.leaver().runtime().state() == MemberState.LEAVING);
 			}
 			finally {
 				cluster.startBroker(other);
@@ -99,7 +93,7 @@ class ThreeBrokerDrainIntegrationTests {
 	 */
 	@Test
 	void rollingRestartOfEveryBrokerDuringADrainStillHandsOverWarm() {
-		try (Draining group = Draining.start(scenario("rolling-brokers"))) {
+		try (DrainingMembers group = startDraining(scenario("rolling-brokers"))) {
 			String controlTopic = LearnerConfig.defaultControlTopic("rolling-brokers");
 			int leader = cluster.leaderOf(controlTopic, 0).orElseThrow();
 			cluster.stopBroker(leader);
@@ -158,59 +152,18 @@ class ThreeBrokerDrainIntegrationTests {
 	/**
 	 * Three members whose learners restore slowly until released, b leaving with its learners placed.
 	 */
-	private static final class Draining implements AutoCloseable {
-
-		private final DrainScenarioGroup scenario;
-
-		private final TrackingProducer producer;
-
-		private final StreamsLauncher launcher;
-
-		private final Map<String, RestoreThrottle> throttles = DrainScenarioGroup.throttles(200);
-
-		private final List<StreamsInstance> members;
-
-		private StreamsInstance leaver;
-
-		private Set<TaskId> moving;
-
-		private Draining(DrainScenarioGroup scenario) {
-			this.scenario = scenario;
-			this.producer = scenario.producer();
-			this.launcher = scenario.launcher()
-				// a broker's restart stretches a rebalance and a commit: the members' transactions must outlast it
-				.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000)
-				// while the group's coordinator moves to another broker a member's heartbeats go unanswered; at the
-				// test kit's 6 s session a loaded machine fenced one, whose tasks then moved cold, as Kafka moves those
-				// of a member it counts gone (production's default is 45 s)
-				.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), SESSION_TIMEOUT_MS);
-			this.members = scenario.members(this.launcher, this.throttles);
-		}
-
-		static Draining start(DrainScenarioGroup scenario) {
-			Draining group = new Draining(scenario);
-			scenario.loadAndSettle(group.producer, KEYS_PER_TASK, group.members.toArray(StreamsInstance[]::new));
-			group.leaver = group.members.get(1);
-			group.moving = group.leaver.activeTasks();
-			group.leaver.runtime().leave(Optional.empty(), "test");
-			DrainScenarioGroup.awaitLeaveAcknowledged(group.leaver, group.members, Duration.ofMinutes(1));
-			return group;
-		}
-
-		void releaseLearners() {
-			this.throttles.values().forEach(RestoreThrottle::release);
-		}
-
-		void assertHandedOverWarm() {
-			this.scenario.assertHandedOverWarm(this.leaver, this.moving, this.members, this.producer);
-		}
-
-		@Override
-		public void close() {
-			this.launcher.close();
-			this.producer.close();
-		}
-
+	private static DrainingMembers startDraining(DrainScenarioGroup scenario) {
+		DrainingMembers group = DrainingMembers.settle(scenario, (launcher) -> launcher
+			// a broker's restart stretches a rebalance and a commit: the members' transactions must outlast it
+			.property(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 60_000)
+			// while the group's coordinator moves to another broker a member's heartbeats go unanswered; at the test
+			// kit's 6 s session a loaded machine fenced one, whose tasks then moved cold, as Kafka moves those of a
+			// member it counts gone (production's default is 45 s)
+			.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), SESSION_TIMEOUT_MS),
+				UnaryOperator.identity(), KEYS_PER_TASK);
+		group.leave(group.members().get(1));
+		group.awaitAcknowledged(Duration.ofMinutes(1));
+		return group;
 	}
 
 }
