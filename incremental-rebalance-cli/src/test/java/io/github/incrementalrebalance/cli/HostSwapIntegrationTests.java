@@ -9,9 +9,7 @@ import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -51,12 +49,9 @@ class HostSwapIntegrationTests {
 		assertThat(POD_NAME).hasSize(63);
 		String old2Id = MemberIdentity.instanceIdOf(POD_NAME);
 		String applicationId = "host-swap";
-		broker.createTopics(PARTITIONS, applicationId + "-input", applicationId + "-output");
-		GapMeter gapMeter = new GapMeter();
-		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), applicationId + "-input");
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-						this.stateRoot, (name) -> CountingTopology.build(applicationId + "-input",
-								applicationId + "-output", name, gapMeter))
+		CountingApplication application = new CountingApplication(broker, applicationId, PARTITIONS);
+		try (TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot)
 					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, 1_000L)
 					.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L)
@@ -113,9 +108,7 @@ class HostSwapIntegrationTests {
 			assertThat(after.substring(after.indexOf("left:"))).as("the operator sees how each leave ended")
 				.containsPattern("old-1 .* drained \\(learners-ready\\)")
 				.containsPattern(old2Id + " .* drained \\(learners-ready\\)");
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), applicationId + "-output",
-					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+			application.verifyCounts(producer);
 		}
 	}
 }

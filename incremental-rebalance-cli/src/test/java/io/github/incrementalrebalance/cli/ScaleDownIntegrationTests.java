@@ -8,9 +8,7 @@ import java.util.Set;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.DrainOutcome;
 import io.github.incrementalrebalance.member.MemberState;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -51,12 +49,9 @@ class ScaleDownIntegrationTests {
 
 	@Test
 	void drainsThePodsTheScaleDownRemovesThenPrintsTheStep() {
-		broker.createTopics(PARTITIONS, APPLICATION_ID + "-input", APPLICATION_ID + "-output");
-		GapMeter gapMeter = new GapMeter();
-		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), APPLICATION_ID + "-input");
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), APPLICATION_ID,
-						this.stateRoot, (name) -> CountingTopology.build(APPLICATION_ID + "-input",
-								APPLICATION_ID + "-output", name, gapMeter))
+		CountingApplication application = new CountingApplication(broker, APPLICATION_ID, PARTITIONS);
+		try (TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot)
 					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
 					.property(LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, Duration.ofMinutes(5).toMillis())) {
@@ -104,9 +99,7 @@ class ScaleDownIntegrationTests {
 			assertThat(shop1.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
 			assertWarm(ofShop1, shop0);
 
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), APPLICATION_ID + "-output",
-					producer.acknowledgedCounts(), Duration.ofMinutes(2));
+			application.verifyCounts(producer);
 		}
 	}
 

@@ -13,9 +13,7 @@ import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.planner.Plan;
 import io.github.incrementalrebalance.planner.RebalancingMode;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -56,15 +54,10 @@ class LearnerScaleUpIntegrationTests {
 
 	@Test
 	void newcomerLearnsBeforeItRunsAndRestoresLessThanTheThresholdAtPromotion() {
-		String applicationId = "learner-scale-up";
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
+		CountingApplication application = new CountingApplication(broker, "learner-scale-up", PARTITIONS);
 		List<Plan> plans = new CopyOnWriteArrayList<>();
-		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-						this.stateRoot, (name) -> CountingTopology.build(input, output, name, gapMeter))
+		try (TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot)
 					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 					.property(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, LearnerTaskAssignor.class.getName())
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)
@@ -77,11 +70,7 @@ class LearnerScaleUpIntegrationTests {
 			StreamsInstance a = start(launcher, "a");
 			StreamsInstance b = start(launcher, "b");
 			StreamsInstance c = start(launcher, "c");
-			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(a, b, c));
-			producer.load(PARTITIONS, KEYS_PER_TASK, 1);
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(3));
-			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
+			application.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
 			int plansBefore = plans.size();
 
 			StreamsInstance d = start(launcher, "d");
@@ -113,9 +102,7 @@ class LearnerScaleUpIntegrationTests {
 				.forEach((move) -> assertThat(move.lag()).as("lag of %s when it got %s", move.to(), move.task())
 					.isLessThanOrEqualTo(ACCEPTABLE_LAG));
 
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
+			application.verifyCounts(producer);
 		}
 	}
 

@@ -8,9 +8,7 @@ import java.util.Set;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanRecord;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -57,14 +55,9 @@ class DrainVariantsIntegrationTests {
 	@EnumSource(Variant.class)
 	void leavingMemberDrainsAndCloses(Variant variant) {
 		String applicationId = "variant-" + variant.name().toLowerCase().replace('_', '-');
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
-		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-						this.stateRoot.resolve(applicationId),
-						(name) -> CountingTopology.build(input, output, name, gapMeter))
+		CountingApplication application = new CountingApplication(broker, applicationId, PARTITIONS);
+		try (TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(applicationId))
 					.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, 1_000L)
 					.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L)
@@ -74,14 +67,10 @@ class DrainVariantsIntegrationTests {
 			StreamsInstance a = start(launcher, "a", variant);
 			StreamsInstance b = start(launcher, "b", variant);
 			StreamsInstance c = start(launcher, "c", variant);
-			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(a, b, c)
-					&& StreamsInstance.activeTasksOf(a, b, c).size() == PARTITIONS && !b.activeTasks().isEmpty());
-			producer.load(PARTITIONS, 20_000, 1);
+			await("b runs a share").atMost(Duration.ofMinutes(1)).until(() -> !b.activeTasks().isEmpty());
 			// counted before the leave: a leaver still working through a backlog writes its changelog faster than a
 			// learner reads it, and what it writes between the hand-over and its close is restored at promotion
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
-			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
+			application.loadAndSettle(producer, 20_000, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 
 			b.runtime().leave(Optional.empty(), "test");
@@ -108,9 +97,7 @@ class DrainVariantsIntegrationTests {
 				.until(() -> StreamsInstance.allRunning(a, c)
 						&& StreamsInstance.activeTasksOf(a, c).size() == PARTITIONS);
 			RestoredRecords.assertRestoredAtPromotionAtMost(1_000, ofB, a.restoredRecords(), c.restoredRecords());
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
+			application.verifyCounts(producer);
 		}
 	}
 

@@ -10,9 +10,8 @@ import java.util.Optional;
 
 import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.config.LearnerConfig;
-import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.LogCapture;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -52,17 +51,12 @@ class KeystoreRotationIntegrationTests {
 
 	@Test
 	void aControlTopicClientThatCannotBeMadeIsReportedAndMadeAgainOnceItsKeystoreIsBack() throws Exception {
-		String input = APPLICATION + "-input";
-		String output = APPLICATION + "-output";
-		broker.createTopics(PARTITIONS, input, output);
+		CountingApplication application = new CountingApplication(broker, APPLICATION, PARTITIONS);
 		Path keystore = this.stores.resolve("b.p12");
 		Path rotating = this.stores.resolve("b.p12.rotating");
 		Files.copy(Path.of(broker.userClientConfig().get(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG).toString()), keystore);
-		GapMeter gapMeter = new GapMeter();
-		TrackingProducer producer = new TrackingProducer(broker.userClientConfig(), input);
-		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), APPLICATION,
-				this.stateRoot.resolve(APPLICATION), (name) -> CountingTopology.build(input, output, name, gapMeter));
-		broker.userClientConfig().forEach(launcher::property);
+		TrackingProducer producer = application.producer(broker.userClientConfig());
+		StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(APPLICATION), broker.userClientConfig());
 		launcher.property(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, 5_000);
 		try (launcher; producer; LogCapture log = LogCapture.of(ControlTopicLifecycle.class)) {
 			StreamsInstance a = launcher.instance("a").memberRuntime().start();
@@ -88,8 +82,8 @@ class KeystoreRotationIntegrationTests {
 			assertThat(b.runtime().leave(Optional.empty(), "test")).isTrue();
 
 			b.awaitDrainedWarm(Duration.ofMinutes(1));
-			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(1));
+			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), application.output(),
+					producer.acknowledgedCounts(), Duration.ofMinutes(1));
 		}
 	}
 

@@ -10,9 +10,8 @@ import java.util.Set;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.PlanEpoch;
 import io.github.incrementalrebalance.planner.MemberPlan;
-import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
@@ -50,23 +49,17 @@ class LeaderCrashIntegrationTests {
 
 	@Test
 	void nextLeaderFinishesTheDrainOfAKilledLeader() throws Exception {
-		String applicationId = "leader-crash";
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
+		CountingApplication application = new CountingApplication(broker, "leader-crash", PARTITIONS);
 		Map<String, String> settings = Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2,
 				StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, "1000", StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG,
 				"1000", LearnerConfig.LEARNER_PROBE_INTERVAL_MS_CONFIG, "300000");
-		GapMeter gapMeter = new GapMeter();
 		RestoreThrottle throttle = RestoreThrottle.of(500);
 		Map<String, String> leaderSettings = new HashMap<>(settings);
 		leaderSettings.put(StandaloneMember.RESTORE_RATE, "500");
-		try (StandaloneMember leader = StandaloneMember.launch(broker.bootstrapServers(), applicationId, "leader",
-				this.stateRoot.resolve("leader"), input, output, leaderSettings);
-				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-						this.stateRoot.resolve("in-process"), (name) -> CountingTopology.build(input, output, name,
-								gapMeter))) {
+		try (StandaloneMember leader = StandaloneMember.launch(broker.bootstrapServers(), application.applicationId(),
+				"leader", this.stateRoot.resolve("leader"), application.input(), application.output(), leaderSettings);
+				TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot.resolve("in-process"))) {
 			settings.forEach(launcher::property);
 			assertThat(leader.awaitRunning(Duration.ofMinutes(2))).as("the leader's JVM runs").isTrue();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
@@ -81,8 +74,8 @@ class LeaderCrashIntegrationTests {
 			producer.load(PARTITIONS, 20_000, 1);
 			// counted before the leave: a leaver still working through a backlog writes its changelog faster than
 			// its learner reads it, and that is restored at promotion
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
+			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), application.output(),
+					producer.acknowledgedCounts(), Duration.ofMinutes(2));
 			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			Set<TaskId> ofB = b.activeTasks();
 
@@ -104,9 +97,7 @@ class LeaderCrashIntegrationTests {
 			assertThat(b.runtime().drainOutcome()).as("handed over to ready learners by the next leader")
 				.contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
 			RestoredRecords.assertRestoredAtPromotionAtMost(1_000, ofB, c.restoredRecords());
-			producer.stopMarkers();
-			ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(2));
+			application.verifyCounts(producer);
 		}
 	}
 

@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
-import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -53,14 +53,10 @@ class LeaveGroupOnCloseIntegrationTests {
 	}
 
 	private Duration gapOfClosedMembersTasks(String applicationId, UnaryOperator<KafkaClientSupplier> supplier) {
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
-		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), input);
-				StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-						this.stateRoot.resolve(applicationId),
-						(name) -> CountingTopology.build(input, output, name, gapMeter))
+		CountingApplication application = new CountingApplication(broker, applicationId, PARTITIONS);
+		GapMeter gapMeter = application.gapMeter();
+		try (TrackingProducer producer = application.producer();
+				StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(applicationId))
 					.kafkaDefaultGroupTimings()) {
 			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 			StreamsInstance a = launcher.instance("a").clientSupplier(supplier).start();

@@ -4,9 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
-import io.github.incrementalrebalance.testkit.CountingTopology;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -40,14 +39,9 @@ class MutualTlsIntegrationTests {
 
 	@Test
 	void controlTopicIsReadOverTlsAndALeaveDrainsThroughLearners() {
-		String input = APPLICATION + "-input";
-		String output = APPLICATION + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
-		TrackingProducer producer = new TrackingProducer(broker.userClientConfig(), input);
-		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), APPLICATION,
-				this.stateRoot.resolve(APPLICATION), (name) -> CountingTopology.build(input, output, name, gapMeter));
-		broker.userClientConfig().forEach(launcher::property);
+		CountingApplication application = new CountingApplication(broker, APPLICATION, PARTITIONS);
+		TrackingProducer producer = application.producer(broker.userClientConfig());
+		StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(APPLICATION), broker.userClientConfig());
 		try (launcher; producer) {
 			StreamsInstance a = launcher.instance("a").memberRuntime().start();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
@@ -61,8 +55,8 @@ class MutualTlsIntegrationTests {
 
 			b.awaitDrainedWarm(Duration.ofMinutes(1));
 			await().atMost(Duration.ofSeconds(30)).until(() -> StreamsInstance.activeTasksOf(a).size() == PARTITIONS);
-			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), output, producer.acknowledgedCounts(),
-					Duration.ofMinutes(1));
+			ExactCountVerifier.assertExactCounts(broker.userClientConfig(), application.output(),
+					producer.acknowledgedCounts(), Duration.ofMinutes(1));
 		}
 	}
 

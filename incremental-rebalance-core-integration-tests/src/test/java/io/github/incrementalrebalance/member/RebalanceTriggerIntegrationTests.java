@@ -6,9 +6,8 @@ import java.util.Arrays;
 import java.util.Set;
 
 import io.github.incrementalrebalance.testkit.AssignorCalls;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.CountingTaskAssignor;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -45,13 +44,9 @@ class RebalanceTriggerIntegrationTests {
 	@ValueSource(ints = { 1, 2 })
 	void requestFromAnotherThreadCausesExactlyOneRebalance(int threads) {
 		String applicationId = "trigger-" + threads;
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
 		AssignorCalls calls = new AssignorCalls();
-		try (StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-				this.stateRoot.resolve(applicationId), (name) -> CountingTopology.build(input, output, name, gapMeter))
+		try (StreamsLauncher launcher = new CountingApplication(broker, applicationId, PARTITIONS)
+			.launcher(this.stateRoot.resolve(applicationId))
 			.property(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, CountingTaskAssignor.class.getName())
 			.property(AssignorCalls.CONFIG, calls)
 			.property(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads)) {
@@ -79,12 +74,8 @@ class RebalanceTriggerIntegrationTests {
 	@Test
 	void roundThatMovesNothingIsCountedByCauseAndAsAnUnchangedAssignment() {
 		String applicationId = "trigger-unchanged";
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
-		try (StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), applicationId,
-				this.stateRoot.resolve(applicationId), (name) -> CountingTopology.build(input, output, name, gapMeter))) {
+		try (StreamsLauncher launcher = new CountingApplication(broker, applicationId, PARTITIONS)
+			.launcher(this.stateRoot.resolve(applicationId))) {
 			StreamsInstance a = launcher.instance("a").memberRuntime().start();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
 			await().atMost(Duration.ofMinutes(1)).until(() -> StreamsInstance.allRunning(a, b)

@@ -6,16 +6,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.incrementalrebalance.control.ControlTopic;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -71,10 +70,10 @@ class SecuredClusterIntegrationTests {
 	 */
 	@Test
 	void drainsWithTheReadmesAclsAndWithoutThemSaysWhatIsMissingAndKeepsProcessing() throws Exception {
-		String input = APPLICATION + "-input";
-		String output = APPLICATION + "-output";
+		CountingApplication application = new CountingApplication(broker, APPLICATION, PARTITIONS);
+		String input = application.input();
+		String output = application.output();
 		String controlTopic = APPLICATION + "-rebalance-control";
-		broker.createTopics(PARTITIONS, input, output);
 		// "and Create, unless you create it": created here, so the guide's lines are all the control topic gets
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
 		grantStreamsAcls(APPLICATION, input, output);
@@ -83,11 +82,8 @@ class SecuredClusterIntegrationTests {
 			.containsExactlyInAnyOrder(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
 		broker.admin().createAcls(guideAcls).all().get();
 
-		GapMeter gapMeter = new GapMeter();
-		TrackingProducer producer = new TrackingProducer(broker.superUserClientConfig(), input);
-		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), APPLICATION,
-				this.stateRoot.resolve(APPLICATION), (name) -> CountingTopology.build(input, output, name, gapMeter));
-		broker.userClientConfig().forEach(launcher::property);
+		TrackingProducer producer = application.producer(broker.superUserClientConfig());
+		StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(APPLICATION), broker.userClientConfig());
 		try (launcher; producer) {
 			StreamsInstance a = launcher.instance("a").memberRuntime().start();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
@@ -135,22 +131,19 @@ class SecuredClusterIntegrationTests {
 	 */
 	@Test
 	void controlTopicCutDuringAnAcknowledgedDrainWaitsSayingWhyAndDrainsOnceBack() throws Exception {
-		String application = "cut";
-		String input = application + "-input";
-		String output = application + "-output";
-		String controlTopic = application + "-rebalance-control";
-		broker.createTopics(PARTITIONS, input, output);
+		CountingApplication application = new CountingApplication(broker, "cut", PARTITIONS);
+		String input = application.input();
+		String output = application.output();
+		String controlTopic = "cut-rebalance-control";
 		ControlTopic.ensureExists(broker.admin(), controlTopic, -1, true, Duration.ofSeconds(30));
-		grantStreamsAcls(application, input, output);
-		List<AclBinding> controlAcls = guideControlTopicAcls(application);
+		grantStreamsAcls(application.applicationId(), input, output);
+		List<AclBinding> controlAcls = guideControlTopicAcls(application.applicationId());
 		broker.admin().createAcls(controlAcls).all().get();
-		GapMeter gapMeter = new GapMeter();
 		RestoreThrottle held = RestoreThrottle.of(1);
-		TrackingProducer producer = new TrackingProducer(broker.superUserClientConfig(), input);
-		StreamsLauncher launcher = new StreamsLauncher(broker.bootstrapServers(), application,
-				this.stateRoot.resolve(application), (name) -> CountingTopology.build(input, output, name, gapMeter))
+		TrackingProducer producer = application.producer(broker.superUserClientConfig());
+		StreamsLauncher launcher = application.launcher(this.stateRoot.resolve(application.applicationId()),
+				broker.userClientConfig())
 			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, 100L);
-		broker.userClientConfig().forEach(launcher::property);
 		try (launcher; producer) {
 			StreamsInstance a = launcher.instance("a").restoreThrottle(held).memberRuntime().start();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();

@@ -5,13 +5,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.AssignorCalls;
+import io.github.incrementalrebalance.testkit.CountingApplication;
 import io.github.incrementalrebalance.testkit.CountingTaskAssignor;
-import io.github.incrementalrebalance.testkit.CountingTopology;
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
@@ -19,7 +17,6 @@ import io.github.incrementalrebalance.testkit.TestTags;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -99,14 +96,7 @@ class StaticMembershipIntegrationTests {
 	}
 
 	private StreamsLauncher launcher(String applicationId, AssignorCalls calls) {
-		String input = applicationId + "-input";
-		String output = applicationId + "-output";
-		broker.createTopics(PARTITIONS, input, output);
-		GapMeter gapMeter = new GapMeter();
-		Function<String, Topology> topology = (name) -> CountingTopology.build(input, output,
-				name, gapMeter);
-		return new StreamsLauncher(broker.bootstrapServers(), applicationId, this.stateRoot.resolve(applicationId),
-				topology)
+		return new CountingApplication(broker, applicationId, PARTITIONS).launcher(this.stateRoot.resolve(applicationId))
 			.property(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, CountingTaskAssignor.class.getName())
 			.property(AssignorCalls.CONFIG, calls)
 			.property(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),

@@ -70,6 +70,15 @@ public final class CountingApplication {
 	}
 
 	/**
+	 * A producer of the application's input on a secured broker.
+	 * @param clientConfig the client settings of the principal that writes the input, bootstrap included
+	 * @return the producer
+	 */
+	public TrackingProducer producer(Map<String, Object> clientConfig) {
+		return new TrackingProducer(clientConfig, input());
+	}
+
+	/**
 	 * A launcher for instances of this application.
 	 * @param stateRoot where their state directories go
 	 * @return the launcher
@@ -77,6 +86,18 @@ public final class CountingApplication {
 	public StreamsLauncher launcher(Path stateRoot) {
 		return new StreamsLauncher(this.broker.bootstrapServers(), this.applicationId, stateRoot,
 				(name) -> CountingTopology.build(input(), output(), name, this.gapMeter, this.slowCalls));
+	}
+
+	/**
+	 * A launcher for instances of this application on a secured broker.
+	 * @param stateRoot where their state directories go
+	 * @param clientConfig the client settings of the application's principal, bootstrap included
+	 * @return the launcher
+	 */
+	public StreamsLauncher launcher(Path stateRoot, Map<String, Object> clientConfig) {
+		StreamsLauncher launcher = launcher(stateRoot);
+		clientConfig.forEach(launcher::property);
+		return launcher;
 	}
 
 	/**
