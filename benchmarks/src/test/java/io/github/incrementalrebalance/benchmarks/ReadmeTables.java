@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,7 +41,8 @@ final class ReadmeTables {
 			"`streams-drain` (hands over once both others hold a ready standby)");
 
 	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
-			ReadmeTables::scaleDown, "streams-scale-down", ReadmeTables::streamsScaleDown));
+			ReadmeTables::scaleDown, "host-swap", ReadmeTables::hostSwap, "streams-scale-down",
+			ReadmeTables::streamsScaleDown));
 
 	private ReadmeTables() {
 	}
@@ -71,26 +73,47 @@ final class ReadmeTables {
 	 * leaving instance's tasks' stall and of the records restored at promotion, and the median stall of the others.
 	 */
 	static String scaleDown(Path results) {
-		Map<String, List<JsonNode>> kafka = allByStrategy(results.resolve("scale-down-kafka.json"));
-		Map<String, List<JsonNode>> test = allByStrategy(results.resolve("scale-down-test.json"));
-		List<String> rows = new ArrayList<>();
-		rows.add("| strategy | rounds, 3 s / 500 ms | stall of the leaving instance's tasks, Kafka's heartbeat 3 s / "
-				+ "session 45 s, median (range) | the same, heartbeat 500 ms / session 6 s | stall of the other tasks, "
-				+ "median, 3 s / 500 ms | records restored at promotion, median (range), 3 s / 500 ms | rebalances of a "
-				+ "survivor, median, 3 s |");
-		rows.add("|---|---|---|---|---|---|---|");
+		return atBothTimings(results, "scale-down", Map.of(), "| strategy | rounds, 3 s / 500 ms | stall of the leaving "
+				+ "instance's tasks, Kafka's heartbeat 3 s / session 45 s, median (range) | the same, heartbeat 500 ms / "
+				+ "session 6 s | stall of the other tasks, median, 3 s / 500 ms | records restored at promotion, median "
+				+ "(range), 3 s / 500 ms | rebalances of a survivor, median, 3 s |\n|---|---|---|---|---|---|---|",
+				(slow, fast) -> secondsSpread(slow, "movedStallMs") + " | " + secondsSpread(fast, "movedStallMs") + " | "
+						+ seconds(ResultsJson.median(values(slow, "otherStallMs"))) + " / "
+						+ seconds(ResultsJson.median(values(fast, "otherStallMs"))) + " | "
+						+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion")
+						+ " | " + ResultsJson.median(values(slow, "rebalances")));
+	}
+
+	/**
+	 * The host swap, repeated at both group timings: every task moves, so per strategy the median and the range over
+	 * the rounds of the longest stall of any task and of the records restored at promotion.
+	 */
+	static String hostSwap(Path results) {
+		return atBothTimings(results, "host-swap", Map.of("kafka-standby",
+				"`kafka-standby` (tuned + one standby per task, held by a and b: they leave with them)"), "| strategy | rounds, 3 s / 500 ms | longest stall of any task, "
+				+ "Kafka's heartbeat 3 s / session 45 s, median (range) | the same, heartbeat 500 ms / session 6 s | "
+				+ "records restored at promotion, median (range), 3 s / 500 ms |\n|---|---|---|---|---|",
+				(slow, fast) -> secondsSpread(slow, "movedStallMs") + " | " + secondsSpread(fast, "movedStallMs") + " | "
+						+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion"));
+	}
+
+	/**
+	 * A scenario's table from its runs at Kafka's timings and at the test timings: one row per strategy, named as the
+	 * scenario runs it, its rounds at each, then the cells a scenario makes of them.
+	 */
+	private static String atBothTimings(Path results, String scenario, Map<String, String> names, String header,
+			BiFunction<List<JsonNode>, List<JsonNode>, String> cells) {
+		Map<String, List<JsonNode>> kafka = allByStrategy(results.resolve(scenario + "-kafka.json"));
+		Map<String, List<JsonNode>> test = allByStrategy(results.resolve(scenario + "-test.json"));
+		List<String> rows = new ArrayList<>(List.of(header));
 		kafka.forEach((strategy, slow) -> {
 			List<JsonNode> fast = test.get(strategy);
 			if (fast == null) {
-				throw new IllegalStateException("scale-down-test.json has no run of " + strategy);
+				throw new IllegalStateException(scenario + "-test.json has no run of " + strategy);
 			}
-			rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`") + " | " + slow.size() + " / "
-					+ fast.size() + " | " + secondsSpread(slow, "movedStallMs") + " | "
-					+ secondsSpread(fast, "movedStallMs") + " | "
-					+ seconds(ResultsJson.median(values(slow, "otherStallMs"))) + " / "
-					+ seconds(ResultsJson.median(values(fast, "otherStallMs"))) + " | "
-					+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion")
-					+ " | " + ResultsJson.median(values(slow, "rebalances")) + " |");
+			String name = names.getOrDefault(strategy, STRATEGIES.getOrDefault(strategy, "`" + strategy + "`"));
+			rows.add("| " + name + " | " + slow.size() + " / "
+					+ fast.size() + " | " + cells.apply(slow, fast) + " |");
 		});
 		return String.join("\n", rows) + "\n";
 	}
