@@ -1,10 +1,7 @@
 package io.github.incrementalrebalance.benchmarks;
 
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.TestTags;
@@ -13,12 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Availability while a group changes: each scenario runs every strategy that differs in it on the same data, one
- * after the other in one run, so that the ratios between them hold on a shared machine, and repeats them in rounds
- * ({@code -Dbenchmark.repetitions}, 3 by default) so that each strategy meets the machine as the others do and the
+ * after the other in one run, so that the ratios between them hold on a shared machine, in {@link Rounds} so that the
  * tables give a median and a range. Sized so that a cold restore of a task lasts 10 s or more. Run on demand: see
  * {@code benchmarks/README.md}.
  */
@@ -88,22 +82,7 @@ class AvailabilityBenchmark {
 	}
 
 	private void run(Scenario scenario, List<Strategy> strategies, BenchmarkGroup.Settings settings) {
-		int repetitions = Integer.getInteger("benchmark.repetitions", 3);
-		List<AvailabilityResult> results = new ArrayList<>();
-		for (int round = 1; round <= repetitions; round++) {
-			for (Strategy strategy : strategies) {
-				results.add(Scenario.run(scenario, round, broker, this.stateRoot, strategy, settings));
-			}
-		}
-		StringBuilder table = new StringBuilder(AvailabilityResult.header());
-		results.forEach((result) -> table.append('\n').append(result.row()));
-		ResultsFile.append(scenario.name() + ", " + Instant.now() + ": " + settings.describe() + ", " + repetitions
-				+ " rounds", table.toString());
-		ResultsFile.append(scenario.name() + ", where the time went",
-				results.stream().map(AvailabilityResult::breakdown).collect(Collectors.joining("\n\n")));
-		ResultsJson.write(ResultsJson.DIRECTORY, scenario.name(), settings,
-				settings.describe() + ", " + repetitions + " rounds", results);
-		assertThat(results).allSatisfy((result) -> assertThat(result.complete()).isPositive());
+		Rounds.run(scenario, strategies, settings, settings.describe(), broker, this.stateRoot);
 	}
 
 }
