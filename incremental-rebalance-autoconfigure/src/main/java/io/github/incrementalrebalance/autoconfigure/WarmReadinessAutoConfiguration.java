@@ -17,9 +17,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.availability.ApplicationAvailability;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
@@ -32,6 +31,7 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 @AutoConfiguration(before = ApplicationAvailabilityAutoConfiguration.class)
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
 @ConditionalOnBooleanProperty("incremental-rebalance.readiness.warm")
+@EnableConfigurationProperties(IncrementalRebalanceProperties.class)
 public final class WarmReadinessAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(WarmReadinessAutoConfiguration.class);
@@ -41,10 +41,10 @@ public final class WarmReadinessAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(ApplicationAvailability.class)
-	WarmReadinessAvailability applicationAvailability(ObjectProvider<MemberRuntimes> runtimes, Environment environment) {
-		Duration bound = Binder.get(environment)
-			.bind("incremental-rebalance.readiness.timeout", Duration.class)
-			.orElse(DEFAULT_BOUND);
+	WarmReadinessAvailability applicationAvailability(ObjectProvider<MemberRuntimes> runtimes,
+			IncrementalRebalanceProperties properties) {
+		Duration timeout = properties.readiness().timeout();
+		Duration bound = (timeout != null) ? timeout : DEFAULT_BOUND;
 		return new WarmReadinessAvailability(new WarmReadiness(
 				() -> runtimes.getIfAvailable(MemberRuntimes::new).all(), bound, Clock.systemUTC()));
 	}
