@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 import io.github.incrementalrebalance.control.LeaveCancel;
 import io.github.incrementalrebalance.control.LeaveRecord;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Option;
 		description = "Cancel the leave of instances that have not left yet: they stay in the group. Each answers on "
 				+ "its own: exit 1 when one had left (or was handing over) when the cancel came, 5 when one has not "
 				+ "answered within --wait.")
-final class CancelCommand extends GroupCommand implements Callable<Integer> {
+final class CancelCommand extends GroupCommand {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
 			converter = InstanceIdConverter.class,
@@ -34,34 +33,30 @@ final class CancelCommand extends GroupCommand implements Callable<Integer> {
 	Duration wait;
 
 	@Override
-	public Integer call() {
-		PrintWriter out = this.spec.commandLine().getOut();
-		PrintWriter err = this.spec.commandLine().getErr();
-		try (ControlSession session = ControlSession.open(this.connection)) {
-			List<Outcome> outcomes = new ArrayList<>();
-			for (String instanceId : this.instanceIds) {
-				Optional<LeaveRecord> leave = session.reader().leaveRecord(instanceId).filter(LeaveRecord::pending);
-				if (leave.isEmpty()) {
-					outcomes.add(Outcome.skipped(instanceId, "'" + instanceId + "' is not leaving; nothing to cancel"));
-					continue;
-				}
-				LeaveCancel.Result answer = session.cancel(leave.get(), this.wait);
-				String leaveId = leave.get().leaveId();
-				outcomes.add(switch (answer.answer()) {
-					case CANCELLED -> Outcome.done(instanceId, "cancelled", leaveId);
-					case LEFT_FIRST -> Outcome.done(instanceId, "left-first", leaveId)
-						.endedAs(answer.ended().map(LeaveRecord.Ended::toString).orElse("left"));
-					case UNANSWERED -> Outcome.done(instanceId, "unanswered", leaveId);
-				});
+	int run(ControlSession session, PrintWriter out, PrintWriter err) {
+		List<Outcome> outcomes = new ArrayList<>();
+		for (String instanceId : this.instanceIds) {
+			Optional<LeaveRecord> leave = session.reader().leaveRecord(instanceId).filter(LeaveRecord::pending);
+			if (leave.isEmpty()) {
+				outcomes.add(Outcome.skipped(instanceId, "'" + instanceId + "' is not leaving; nothing to cancel"));
+				continue;
 			}
-			int status = this.output.printOutcomes(out, err, outcomes, this::line);
-			boolean leftFirst = outcomes.stream().anyMatch((outcome) -> outcome.result().equals("left-first"));
-			if (status != ExitCodes.OK || leftFirst) {
-				return ExitCodes.REFUSED;
-			}
-			return outcomes.stream().anyMatch((outcome) -> outcome.result().equals("unanswered"))
-					? ExitCodes.STILL_LEAVING : ExitCodes.OK;
+			LeaveCancel.Result answer = session.cancel(leave.get(), this.wait);
+			String leaveId = leave.get().leaveId();
+			outcomes.add(switch (answer.answer()) {
+				case CANCELLED -> Outcome.done(instanceId, "cancelled", leaveId);
+				case LEFT_FIRST -> Outcome.done(instanceId, "left-first", leaveId)
+					.endedAs(answer.ended().map(LeaveRecord.Ended::toString).orElse("left"));
+				case UNANSWERED -> Outcome.done(instanceId, "unanswered", leaveId);
+			});
 		}
+		int status = this.output.printOutcomes(out, err, outcomes, this::line);
+		boolean leftFirst = outcomes.stream().anyMatch((outcome) -> outcome.result().equals("left-first"));
+		if (status != ExitCodes.OK || leftFirst) {
+			return ExitCodes.REFUSED;
+		}
+		return outcomes.stream().anyMatch((outcome) -> outcome.result().equals("unanswered"))
+				? ExitCodes.STILL_LEAVING : ExitCodes.OK;
 	}
 
 	private String line(Outcome outcome) {

@@ -3,7 +3,6 @@ package io.github.incrementalrebalance.cli;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,7 +15,7 @@ import picocli.CommandLine.Option;
 		description = { "Ask instances to leave: each hands its tasks over to warm learners, then "
 		+ "leaves the group.", "Refused when no member of the last plan would stay (unless --force), and for an "
 				+ "instance id two live members share." })
-final class LeaveCommand extends GroupCommand implements Callable<Integer> {
+final class LeaveCommand extends GroupCommand {
 
 	@Option(names = "--instance-id", required = true, split = ",", paramLabel = "ID",
 			converter = InstanceIdConverter.class,
@@ -33,29 +32,25 @@ final class LeaveCommand extends GroupCommand implements Callable<Integer> {
 	Duration wait;
 
 	@Override
-	public Integer call() {
-		PrintWriter out = this.spec.commandLine().getOut();
-		PrintWriter err = this.spec.commandLine().getErr();
-		try (ControlSession session = ControlSession.open(this.connection)) {
-			Leaves.Asked asked = Leaves.ask(session, this.instanceIds, this.leave.force, this.leave.timeout(),
-					this.connection.applicationId, false);
-			if (asked.refusal().isPresent()) {
-				err.println("error: " + asked.refusal().get() + " (--force)");
-				return ExitCodes.REFUSED;
-			}
-			List<Outcome> outcomes = asked.outcomes();
-			if (this.wait == null) {
-				return this.output.printOutcomes(out, err, outcomes, this::leavingLine);
-			}
-			if (!this.output.json()) {
-				outcomes.stream().filter((outcome) -> !outcome.wasSkipped()).map(this::leavingLine).forEach(out::println);
-				out.flush();
-			}
-			List<Outcome> ended = Leaves.awaitEnds(session.reader(), outcomes, this.wait);
-			int status = this.output.printOutcomes(out, err, ended,
-					(outcome) -> outcome.instanceId() + ": " + outcome.ended());
-			return (status != ExitCodes.OK) ? status : Leaves.statusOf(ended);
+	int run(ControlSession session, PrintWriter out, PrintWriter err) {
+		Leaves.Asked asked = Leaves.ask(session, this.instanceIds, this.leave.force, this.leave.timeout(),
+				this.connection.applicationId, false);
+		if (asked.refusal().isPresent()) {
+			err.println("error: " + asked.refusal().get() + " (--force)");
+			return ExitCodes.REFUSED;
 		}
+		List<Outcome> outcomes = asked.outcomes();
+		if (this.wait == null) {
+			return this.output.printOutcomes(out, err, outcomes, this::leavingLine);
+		}
+		if (!this.output.json()) {
+			outcomes.stream().filter((outcome) -> !outcome.wasSkipped()).map(this::leavingLine).forEach(out::println);
+			out.flush();
+		}
+		List<Outcome> ended = Leaves.awaitEnds(session.reader(), outcomes, this.wait);
+		int status = this.output.printOutcomes(out, err, ended,
+				(outcome) -> outcome.instanceId() + ": " + outcome.ended());
+		return (status != ExitCodes.OK) ? status : Leaves.statusOf(ended);
 	}
 
 	private String leavingLine(Outcome outcome) {

@@ -3,7 +3,6 @@ package io.github.incrementalrebalance.cli;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Callable;
 import java.util.concurrent.locks.LockSupport;
 
 import picocli.CommandLine.Command;
@@ -16,7 +15,7 @@ import picocli.CommandLine.Option;
 @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
 		description = { "Show the group: the last plan, each member with its tasks, its learners' "
 		+ "progress and ETA, each drain's ETA, and how the latest leaves ended." })
-final class ListCommand extends GroupCommand implements Callable<Integer> {
+final class ListCommand extends GroupCommand {
 
 	@Option(names = { "-w", "--watch" }, description = "Print the group again every interval until interrupted.")
 	boolean watch;
@@ -30,33 +29,30 @@ final class ListCommand extends GroupCommand implements Callable<Integer> {
 	Integer updates;
 
 	@Override
-	public Integer call() {
-		PrintWriter out = this.spec.commandLine().getOut();
-		try (ControlSession session = ControlSession.open(this.connection)) {
-			int printed = 0;
-			while (true) {
-				GroupReport report = GroupReport.read(this.connection.applicationId, session.reader(), Instant.now());
-				if (this.output.json() && this.watch) {
-					Output.printJsonLine(out, report);
+	int run(ControlSession session, PrintWriter out, PrintWriter err) {
+		int printed = 0;
+		while (true) {
+			GroupReport report = GroupReport.read(this.connection.applicationId, session.reader(), Instant.now());
+			if (this.output.json() && this.watch) {
+				Output.printJsonLine(out, report);
+			}
+			else if (this.output.json()) {
+				Output.printJson(out, report);
+			}
+			else {
+				if (this.watch) {
+					out.println("--- " + report.at());
 				}
-				else if (this.output.json()) {
-					Output.printJson(out, report);
-				}
-				else {
-					if (this.watch) {
-						out.println("--- " + report.at());
-					}
-					report.print(out);
-				}
-				out.flush();
-				printed++;
-				if (!this.watch || (this.updates != null && printed >= this.updates)) {
-					return ExitCodes.OK;
-				}
-				LockSupport.parkNanos(this.interval.toNanos());
-				if (Thread.interrupted()) {
-					return ExitCodes.OK;
-				}
+				report.print(out);
+			}
+			out.flush();
+			printed++;
+			if (!this.watch || (this.updates != null && printed >= this.updates)) {
+				return ExitCodes.OK;
+			}
+			LockSupport.parkNanos(this.interval.toNanos());
+			if (Thread.interrupted()) {
+				return ExitCodes.OK;
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import picocli.CommandLine.ArgGroup;
@@ -28,7 +27,7 @@ import picocli.CommandLine.ParameterException;
 						+ "POD,... drains those pods, and the step marks them to go first.",
 				"Give the pods incremental-rebalance.drain.on-drained=stop-streams (the shipped manifests do): a drained pod "
 						+ "then stays up, not ready and out of the group until the step removes it." })
-final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
+final class ScaleDownCommand extends GroupCommand {
 
 	/** The deletion cost the step gives a drained Deployment pod: below every other pod's (0 unless set). */
 	static final int DELETION_COST = -1000;
@@ -53,53 +52,49 @@ final class ScaleDownCommand extends GroupCommand implements Callable<Integer> {
 	Duration wait;
 
 	@Override
-	public Integer call() {
-		PrintWriter out = this.spec.commandLine().getOut();
-		PrintWriter err = this.spec.commandLine().getErr();
-		validate();
-		try (ControlSession session = ControlSession.open(this.connection)) {
-			List<String> removed = (this.workload.statefulSet != null)
-					? highestOrdinals(session.memberIds(this.connection.applicationId), this.workload.statefulSet,
-							this.replicas)
-					: this.pods;
-			if (removed.isEmpty()) {
-				err.println("error: no member of " + this.connection.applicationId + " is pod "
-						+ this.workload.statefulSet + "-" + this.replicas + " or above (members: "
-						+ String.join(", ", session.memberIds(this.connection.applicationId))
-						+ "): nothing to drain");
-				return ExitCodes.REFUSED;
-			}
-			Map<String, String> podsById = new LinkedHashMap<>();
-			removed.forEach((pod) -> podsById.put(MemberIdentity.instanceIdOf(pod), pod));
-			Leaves.Asked asked = Leaves.ask(session, List.copyOf(podsById.keySet()), this.leave.force,
-					this.leave.timeout(), this.connection.applicationId, true);
-			if (asked.refusal().isPresent()) {
-				err.println("error: " + asked.refusal().get() + "; nothing asked");
-				return ExitCodes.REFUSED;
-			}
-			if (!this.output.json()) {
-				asked.outcomes().forEach((outcome) -> out.println(outcome.instanceId() + ": leaving (leave "
-						+ outcome.leaveId() + ")"));
-				out.flush();
-			}
-			List<Outcome> ended = Leaves.awaitEnds(session.reader(), asked.outcomes(), this.wait);
-			int status = Leaves.statusOf(ended);
-			List<String> next = (status == ExitCodes.STILL_LEAVING) ? List.of() : steps(List.copyOf(podsById.values()));
-			if (this.output.json()) {
-				Output.printJson(out, new ScaleDown(ended, next));
-				return status;
-			}
-			ended.forEach((outcome) -> out.println(outcome.instanceId() + ": " + outcome.ended()));
-			if (status == ExitCodes.STILL_LEAVING) {
-				err.println("WARN: the wait passed before every pod had left: scale down once they have "
-						+ "('list' shows them), or their tasks stall until the session ends and restore from scratch");
-			}
-			next.forEach((step) -> out.println("next: " + step));
+	int run(ControlSession session, PrintWriter out, PrintWriter err) {
+		List<String> removed = (this.workload.statefulSet != null)
+				? highestOrdinals(session.memberIds(this.connection.applicationId), this.workload.statefulSet,
+						this.replicas)
+				: this.pods;
+		if (removed.isEmpty()) {
+			err.println("error: no member of " + this.connection.applicationId + " is pod "
+					+ this.workload.statefulSet + "-" + this.replicas + " or above (members: "
+					+ String.join(", ", session.memberIds(this.connection.applicationId))
+					+ "): nothing to drain");
+			return ExitCodes.REFUSED;
+		}
+		Map<String, String> podsById = new LinkedHashMap<>();
+		removed.forEach((pod) -> podsById.put(MemberIdentity.instanceIdOf(pod), pod));
+		Leaves.Asked asked = Leaves.ask(session, List.copyOf(podsById.keySet()), this.leave.force,
+				this.leave.timeout(), this.connection.applicationId, true);
+		if (asked.refusal().isPresent()) {
+			err.println("error: " + asked.refusal().get() + "; nothing asked");
+			return ExitCodes.REFUSED;
+		}
+		if (!this.output.json()) {
+			asked.outcomes().forEach((outcome) -> out.println(outcome.instanceId() + ": leaving (leave "
+					+ outcome.leaveId() + ")"));
+			out.flush();
+		}
+		List<Outcome> ended = Leaves.awaitEnds(session.reader(), asked.outcomes(), this.wait);
+		int status = Leaves.statusOf(ended);
+		List<String> next = (status == ExitCodes.STILL_LEAVING) ? List.of() : steps(List.copyOf(podsById.values()));
+		if (this.output.json()) {
+			Output.printJson(out, new ScaleDown(ended, next));
 			return status;
 		}
+		ended.forEach((outcome) -> out.println(outcome.instanceId() + ": " + outcome.ended()));
+		if (status == ExitCodes.STILL_LEAVING) {
+			err.println("WARN: the wait passed before every pod had left: scale down once they have "
+					+ "('list' shows them), or their tasks stall until the session ends and restore from scratch");
+		}
+		next.forEach((step) -> out.println("next: " + step));
+		return status;
 	}
 
-	private void validate() {
+	@Override
+	void validate() {
 		if (this.replicas < 0) {
 			throw new ParameterException(this.spec.commandLine(),
 					"--replicas must be 0 or more, was " + this.replicas);
