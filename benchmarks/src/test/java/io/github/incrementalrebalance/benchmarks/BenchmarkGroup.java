@@ -3,6 +3,8 @@ package io.github.incrementalrebalance.benchmarks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -86,6 +88,17 @@ final class BenchmarkGroup implements AutoCloseable {
 
 	StreamsInstance start(String name) {
 		return start(this.launcher, name, this.strategy, this.settings);
+	}
+
+	/**
+	 * Start the instances, give every task its state, and start the markers.
+	 * @param names the instances' names
+	 * @return the instances, in the order of their names
+	 */
+	List<StreamsInstance> startLoaded(String... names) {
+		List<StreamsInstance> instances = Arrays.stream(names).map(this::start).toList();
+		loadAndSettle(instances.toArray(StreamsInstance[]::new));
+		return instances;
 	}
 
 	/**

@@ -45,10 +45,10 @@ final class ScaleDown implements Scenario {
 
 	@Override
 	public AvailabilityResult run(BenchmarkGroup group) {
-		StreamsInstance a = group.start("a");
-		StreamsInstance b = group.start("b");
-		StreamsInstance c = group.start("c");
-		group.loadAndSettle(a, b, c);
+		List<StreamsInstance> members = group.startLoaded("a", "b", "c");
+		StreamsInstance a = members.get(0);
+		StreamsInstance b = members.get(1);
+		StreamsInstance c = members.get(2);
 		// Kafka's own assignor gives an instance that joined after the others had state no active task until its
 		// warm-ups catch up (a probing rebalance later): a scale-down of an instance that runs nothing measures nothing
 		await("b runs a share of the tasks").atMost(Duration.ofMinutes(5))

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.processor.TaskId;
@@ -39,11 +40,8 @@ final class ScaleOut implements Scenario {
 
 	@Override
 	public AvailabilityResult run(BenchmarkGroup group) {
-		List<StreamsInstance> old = new ArrayList<>();
-		for (int instance = 0; instance < this.before; instance++) {
-			old.add(group.start(name(instance)));
-		}
-		group.loadAndSettle(old.toArray(StreamsInstance[]::new));
+		List<StreamsInstance> old = group
+			.startLoaded(IntStream.range(0, this.before).mapToObj(ScaleOut::name).toArray(String[]::new));
 		int shareBefore = group.settings().partitions() / this.before;
 		await("every old instance runs its share").atMost(Duration.ofMinutes(5))
 			.until(() -> old.stream().allMatch((instance) -> instance.activeTasks().size() == shareBefore));

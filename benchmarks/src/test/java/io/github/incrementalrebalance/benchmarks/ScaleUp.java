@@ -27,9 +27,9 @@ final class ScaleUp implements Scenario {
 
 	@Override
 	public AvailabilityResult run(BenchmarkGroup group) {
-		StreamsInstance a = group.start("a");
-		StreamsInstance b = group.start("b");
-		group.loadAndSettle(a, b);
+		List<StreamsInstance> old = group.startLoaded("a", "b");
+		StreamsInstance a = old.get(0);
+		StreamsInstance b = old.get(1);
 		Set<TaskId> all = StreamsInstance.activeTasksOf(a, b);
 		Timeline timeline = new Timeline(Instant.now());
 

@@ -74,10 +74,17 @@ final class DrainScenarioGroup {
 			.property(StreamsConfig.STATE_CLEANUP_DELAY_MS_CONFIG, 1_000L);
 	}
 
-	List<StreamsInstance> members(StreamsLauncher launcher, Map<String, RestoreThrottle> throttles) {
-		return throttles.entrySet().stream()
+	/**
+	 * Starts a member for each throttle and gives every task its state.
+	 * @return the members, in the order of the throttles
+	 */
+	List<StreamsInstance> settledMembers(StreamsLauncher launcher, TrackingProducer producer,
+			Map<String, RestoreThrottle> throttles) {
+		List<StreamsInstance> members = throttles.entrySet().stream()
 			.map((entry) -> member(launcher, entry.getKey(), entry.getValue()))
 			.toList();
+		loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
+		return members;
 	}
 
 	/**

@@ -55,13 +55,8 @@ class DrainScenariosIntegrationTests {
 	void eagerMovesTheFastTaskWhileTheSlowLearnerStillWarms() {
 		DrainScenarioGroup group = group("eager", "eager");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = throttles(500);
-			List<StreamsInstance> members = group.members(launcher, throttles);
-			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
-			Roles roles = Roles.of(members, throttles);
-			Set<TaskId> ofLeaver = roles.leaver().activeTasks();
-
-			roles.leaver().runtime().leave(Optional.empty(), "test");
+			Roles roles = Roles.leaveOnceSettled(group, launcher, producer);
+			Set<TaskId> ofLeaver = roles.tasksOfLeaver();
 
 			await("the leaver runs one task, the other moved").atMost(Duration.ofMinutes(1))
 				.until(() -> roles.leaver().activeTasks().size() == 1
@@ -91,13 +86,8 @@ class DrainScenariosIntegrationTests {
 	void conservativeMovesBothTasksTogetherThroughTheHandOver() {
 		DrainScenarioGroup group = group("conservative", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
-			Map<String, RestoreThrottle> throttles = throttles(500);
-			List<StreamsInstance> members = group.members(launcher, throttles);
-			group.loadAndSettle(producer, members.toArray(StreamsInstance[]::new));
-			Roles roles = Roles.of(members, throttles);
-			Set<TaskId> ofLeaver = roles.leaver().activeTasks();
-
-			roles.leaver().runtime().leave(Optional.empty(), "test");
+			Roles roles = Roles.leaveOnceSettled(group, launcher, producer);
+			Set<TaskId> ofLeaver = roles.tasksOfLeaver();
 
 			await("the fast learner is ready").atMost(Duration.ofSeconds(30))
 				.until(() -> roles.fast().plan()
@@ -162,11 +152,10 @@ class DrainScenariosIntegrationTests {
 		DrainScenarioGroup group = group("deadline", "conservative");
 		try (TrackingProducer producer = group.producer(); StreamsLauncher launcher = group.launcher()) {
 			Map<String, RestoreThrottle> throttles = throttles(100);
-			List<StreamsInstance> members = group.members(launcher, throttles);
+			List<StreamsInstance> members = group.settledMembers(launcher, producer, throttles);
 			StreamsInstance a = members.get(0);
 			StreamsInstance b = members.get(1);
 			StreamsInstance c = members.get(2);
-			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant askedAt = Instant.now();
 
@@ -226,11 +215,10 @@ class DrainScenariosIntegrationTests {
 				LogCapture drainLog = LogCapture.of(Drain.class)) {
 			// the learners need about 8 s: eight times the retention of a leave record whose member is gone
 			Map<String, RestoreThrottle> throttles = throttles(1_250);
-			List<StreamsInstance> members = group.members(launcher, throttles);
+			List<StreamsInstance> members = group.settledMembers(launcher, producer, throttles);
 			StreamsInstance a = members.get(0);
 			StreamsInstance b = members.get(1);
 			StreamsInstance c = members.get(2);
-			group.loadAndSettle(producer, a, b, c);
 			Set<TaskId> ofB = b.activeTasks();
 			Instant askedAt = Instant.now();
 
@@ -267,17 +255,23 @@ class DrainScenariosIntegrationTests {
 	 * Who does what once the tasks are placed: the member with two tasks leaves, one of the others warms up fast, the
 	 * third slowly until the test releases it.
 	 */
-	private record Roles(StreamsInstance leaver, StreamsInstance fast, StreamsInstance slow,
+	private record Roles(StreamsInstance leaver, Set<TaskId> tasksOfLeaver, StreamsInstance fast, StreamsInstance slow,
 			RestoreThrottle slowThrottle) {
 
-		static Roles of(List<StreamsInstance> members, Map<String, RestoreThrottle> throttles) {
+		/** Starts a, b and c restoring 500 records a second, gives every task its state and asks the leaver to leave. */
+		static Roles leaveOnceSettled(DrainScenarioGroup group, StreamsLauncher launcher, TrackingProducer producer) {
+			Map<String, RestoreThrottle> throttles = throttles(500);
+			List<StreamsInstance> members = group.settledMembers(launcher, producer, throttles);
 			StreamsInstance leaver = members.stream()
 				.filter((member) -> member.activeTasks().size() == 2)
 				.findFirst()
 				.orElseThrow();
 			List<StreamsInstance> others = members.stream().filter((member) -> member != leaver).toList();
 			throttles.get(others.get(0).name()).release();
-			return new Roles(leaver, others.get(0), others.get(1), throttles.get(others.get(1).name()));
+			Roles roles = new Roles(leaver, leaver.activeTasks(), others.get(0), others.get(1),
+					throttles.get(others.get(1).name()));
+			leaver.runtime().leave(Optional.empty(), "test");
+			return roles;
 		}
 
 		long enforcedByLearners() {

@@ -1,10 +1,10 @@
 package io.github.incrementalrebalance.member;
 
-import java.time.Clock;
+
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
+
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +56,7 @@ class DrainTests {
 	private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
 
 	/** The wall clock: elapsed time, plus the steps NTP made. */
-	private final SteppedClock wall = new SteppedClock(this.clock);
+	private final MutableClock wall = MutableClock.following(this.clock);
 
 	private final MemberIdentity identity = MemberIdentity.newIncarnation("b", RebalancingMode.INCREMENTAL,
 			this.clock.instant());
@@ -317,7 +317,7 @@ class DrainTests {
 		this.control.plan(plan(leaveId(), Optional.empty()));
 		Instant shownBefore = this.drain.deadline().orElseThrow();
 
-		this.wall.step(Duration.ofHours(1));
+		this.wall.advance(Duration.ofHours(1));
 		this.clock.advance(Duration.ofSeconds(10));
 		this.drain.check();
 		assertThat(this.drain.state()).as("10 s of its 30 s passed").isEqualTo(MemberState.LEAVING);
@@ -325,7 +325,7 @@ class DrainTests {
 		assertThat(this.drain.deadline()).as("shown on the wall clock").contains(shownBefore.plus(Duration.ofHours(1)));
 		assertThat(this.drain.waiting()).isEmpty();
 
-		this.wall.step(Duration.ofHours(-2));
+		this.wall.advance(Duration.ofHours(-2));
 		this.clock.advance(Duration.ofSeconds(20));
 		this.drain.check();
 
@@ -761,40 +761,6 @@ class DrainTests {
 		public CompletableFuture<?> tombstone(String key) {
 			this.tombstones.add(key);
 			return CompletableFuture.completedFuture(null);
-		}
-
-	}
-
-	/**
-	 * A wall clock that follows elapsed time and that a test can step, as NTP does.
-	 */
-	private static final class SteppedClock extends Clock {
-
-		private final Clock elapsed;
-
-		private volatile Duration step = Duration.ZERO;
-
-		SteppedClock(Clock elapsed) {
-			this.elapsed = elapsed;
-		}
-
-		void step(Duration by) {
-			this.step = this.step.plus(by);
-		}
-
-		@Override
-		public Instant instant() {
-			return this.elapsed.instant().plus(this.step);
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
 		}
 
 	}

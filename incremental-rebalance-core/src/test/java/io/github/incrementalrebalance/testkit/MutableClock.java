@@ -7,18 +7,36 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /**
- * A clock that moves only when a test moves it.
+ * A clock that moves only when a test moves it, or that follows another clock and that a test can step, as NTP steps
+ * a wall clock.
  */
 public final class MutableClock extends Clock {
 
-	private volatile Instant now;
+	private final Clock base;
+
+	private volatile Duration offset = Duration.ZERO;
 
 	public MutableClock(Instant start) {
-		this.now = start;
+		this(Clock.fixed(start, ZoneOffset.UTC));
 	}
 
+	private MutableClock(Clock base) {
+		this.base = base;
+	}
+
+	/**
+	 * @param base the clock to follow
+	 * @return a clock at {@code base}'s time plus what the test advanced it by
+	 */
+	public static MutableClock following(Clock base) {
+		return new MutableClock(base);
+	}
+
+	/**
+	 * @param duration how far to move the clock, backwards when negative
+	 */
 	public void advance(Duration duration) {
-		this.now = this.now.plus(duration);
+		this.offset = this.offset.plus(duration);
 	}
 
 	@Override
@@ -33,7 +51,7 @@ public final class MutableClock extends Clock {
 
 	@Override
 	public Instant instant() {
-		return this.now;
+		return this.base.instant().plus(this.offset);
 	}
 
 }
