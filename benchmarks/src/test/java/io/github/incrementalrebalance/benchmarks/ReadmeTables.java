@@ -41,8 +41,8 @@ final class ReadmeTables {
 			"`streams-drain` (hands over once both others hold a ready standby)");
 
 	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
-			ReadmeTables::scaleDown, "host-swap", ReadmeTables::hostSwap, "streams-scale-down",
-			ReadmeTables::streamsScaleDown));
+			ReadmeTables::scaleDown, "scale-up", ReadmeTables::scaleUp, "host-swap", ReadmeTables::hostSwap,
+			"streams-scale-down", ReadmeTables::streamsScaleDown));
 
 	private ReadmeTables() {
 	}
@@ -78,10 +78,28 @@ final class ReadmeTables {
 				+ "session 6 s | stall of the other tasks, median, 3 s / 500 ms | records restored at promotion, median "
 				+ "(range), 3 s / 500 ms | rebalances of a survivor, median, 3 s |\n|---|---|---|---|---|---|---|",
 				(slow, fast) -> secondsSpread(slow, "movedStallMs") + " | " + secondsSpread(fast, "movedStallMs") + " | "
-						+ seconds(ResultsJson.median(values(slow, "otherStallMs"))) + " / "
-						+ seconds(ResultsJson.median(values(fast, "otherStallMs"))) + " | "
+						+ medianSeconds(slow, "otherStallMs") + " / " + medianSeconds(fast, "otherStallMs") + " | "
 						+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion")
 						+ " | " + ResultsJson.median(values(slow, "rebalances")));
+	}
+
+	/**
+	 * The scale-up, repeated at both group timings: per strategy, the median and the range over the rounds of the time
+	 * until the new instance runs its share, and the median stalls of the tasks that moved to it and of the others.
+	 */
+	static String scaleUp(Path results) {
+		return atBothTimings(results, "scale-up", Map.of("kafka-tuned",
+				"`kafka-tuned` (Kafka's warm-ups, probing every minute)", "kafka-standby",
+				"`kafka-standby` (tuned + one standby per task)"), "| strategy | rounds, 3 s / 500 ms | until the new "
+						+ "instance runs its share, Kafka's heartbeat 3 s / session 45 s, median (range) | the same, "
+						+ "heartbeat 500 ms / session 6 s | stall of the moved tasks, median, 3 s / 500 ms | stall of the "
+						+ "other tasks, median, 3 s / 500 ms | records restored at promotion, median, 3 s / 500 ms |\n"
+						+ "|---|---|---|---|---|---|---|",
+				(slow, fast) -> secondsSpread(slow, "untilDoneMs") + " | " + secondsSpread(fast, "untilDoneMs") + " | "
+						+ medianSeconds(slow, "movedStallMs") + " / " + medianSeconds(fast, "movedStallMs") + " | "
+						+ medianSeconds(slow, "otherStallMs") + " / " + medianSeconds(fast, "otherStallMs") + " | "
+						+ records(ResultsJson.median(values(slow, "restoredAtPromotion"))) + " / "
+						+ records(ResultsJson.median(values(fast, "restoredAtPromotion"))));
 	}
 
 	/**
@@ -136,6 +154,10 @@ final class ReadmeTables {
 
 	private static List<Long> values(List<JsonNode> rounds, String field) {
 		return rounds.stream().map((run) -> run.get(field).asLong()).sorted().toList();
+	}
+
+	private static String medianSeconds(List<JsonNode> rounds, String field) {
+		return seconds(ResultsJson.median(values(rounds, field)));
 	}
 
 	/** The median of a field over the rounds, and its range: {@code 2.4 s (1.6-4.9 s)}; one round, its value. */
