@@ -124,127 +124,162 @@ class RebalanceEndpointIntegrationTests {
 			b.getBean(RebalanceMetrics.class).bindTo(prometheusOfB);
 			Map<String, Set<String>> exported = new HashMap<>();
 
-			HttpResponse<String> members = this.client.get(a, "/actuator/rebalance");
-			assertThat(members.statusCode()).isEqualTo(200);
-			assertThat(members.body()).contains("\"instanceId\":\"a\"").contains("\"state\":\"STABLE\"");
-			await().atMost(Duration.ofSeconds(30)).until(() -> this.client.get(a, "/actuator/rebalance/tasks").body()
-				.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
-			assertThat(group(a).path("members")).as("the plan of each member start, tasks by id")
-				.anySatisfy((plan) -> {
-					assertThat(plan.path("instanceId").asString()).isEqualTo("a");
-					assertThat(plan.path("generation").isInt()).isTrue();
-					assertThat(plan.path("active")).isNotEmpty()
-						.allSatisfy((task) -> assertThat(task.asString()).matches("\\d+_\\d+"));
-					assertThat(plan.path("learning").isObject()).isTrue();
-					assertThat(plan.path("leaving").asBoolean()).isFalse();
-					assertThat(plan.path("mode").asString()).isEqualTo("INCREMENTAL");
-				});
-
-			assertThat(this.client.post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
-			HttpResponse<String> bad = this.client.post(a, "{\"timeout\":\"soon\"}");
-			assertThat(bad.statusCode()).isEqualTo(400);
-			assertThat(bad.body()).contains("timeout 'soon' is not a duration");
-			HttpResponse<String> tooLong = this.client.post(a, "{\"wait\":\"1h\"}");
-			assertThat(tooLong.statusCode()).as("a wait that would hold a server thread an hour").isEqualTo(400);
-			assertThat(tooLong.body()).contains("wait '1h' is longer than PT5M");
-			assertThat(this.client.delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
-			HttpResponse<String> unknown = this.client.post(a, "{\"instanceId\":\"gone-9\"}");
-			assertThat(unknown.statusCode()).as("a leave of a member not in the group").isEqualTo(409);
-			assertThat(unknown.body()).contains("\"reason\":\"unknown-instance\"")
-				.contains("unknown instance id 'gone-9'");
-			HttpResponse<String> malformed = this.client.post(a, "{\"instanceId\":\"b; rm\"}");
-			assertThat(malformed.statusCode()).isEqualTo(400);
-			assertThat(malformed.body()).contains("instance id 'b; rm' is invalid");
-			assertThat(this.client.delete(a, "b").statusCode()).as("cancel of a member that is not leaving")
-				.isEqualTo(409);
-
+			readsTheMembersTheirTasksAndThePlans(a);
+			refusesWhatItCannotDoSayingWhy(a, b);
 			try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), "endpoint-app-input")) {
 				producer.load(4, 20_000, 1);
 				ExactCountVerifier.assertExactCounts(broker.bootstrapServers(), "endpoint-app-output",
 						producer.acknowledgedCounts(), Duration.ofMinutes(2));
 			}
-			assertThat(this.client.post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
-			await("a's tasks being learned on b").atMost(Duration.ofMinutes(1))
-				.until(() -> this.client.get(a, "/actuator/rebalance/tasks")
-					.body()
-					.contains("\"state\":\"BEING_LEARNED\"")
-						&& this.client.get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
-			assertThat(this.client.get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
-			await("b's learners' progress and a's drain ETA in the group view of either").atMost(Duration.ofSeconds(30))
-				.until(() -> learnersWithAnEta(a, "b") > 0 && drainOf(b, "a").path("slowestTask").isTextual());
-			JsonNode drain = drainOf(b, "a");
-			assertThat(drain.path("tasks").size()).as("a's tasks handed over to b's learners").isPositive();
-			assertThat(drain.path("eta").asString()).as("a's drain ends when b's slowest learner is ready, before its "
-					+ "deadline").isEqualTo(drain.path("readyAt").asString());
-			await("b's learner lags sampled").atMost(Duration.ofSeconds(10))
-				.until(() -> prometheusOfB.scrape().contains("incremental_rebalance_learner_lag{"));
-			exportedSeries(prometheusOfA.scrape(), exported);
-			exportedSeries(prometheusOfB.scrape(), exported);
-			MeterRegistry metersOfB = b.getBean(MeterRegistry.class);
-			assertThat(metersOfB.find("incremental.rebalance.learner.lag").gauges()).as("a lag per learner of b")
-				.isNotEmpty()
-				.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("task")).isNotNull());
-			assertThat(a.getBean(MeterRegistry.class).get("incremental.rebalance.drain.eta").gauge().value())
-				.as("seconds until a's drain ends").isPositive();
-			HttpResponse<String> draining = this.client.get(a, "/actuator/health/rebalance");
-			assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
-			assertThat(draining.body()).contains("\"state\":\"LEAVING\"").contains("\"deadline\"");
-			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
-				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
-			HttpResponse<String> cancel = this.client.delete(a);
-			assertThat(cancel.statusCode()).isEqualTo(200);
-			assertThat(cancel.body()).contains("\"state\":\"STABLE\"");
-			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
-				.isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+			showsALeaveWhileItsLearnersWarmUpAndCancelsIt(a, b, prometheusOfA, prometheusOfB, exported);
 			THROTTLE.release();
-
-			HttpResponse<String> leave = this.client.post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
-			assertThat(leave.statusCode()).isEqualTo(202);
-			assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
-				.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
-			assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
-			exportedSeries(prometheusOfA.scrape(), exported);
-			assertThat(prometheusOfB.scrape()).as("every end counted from 0, the first one an increase")
-				.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
-						+ "outcome=\"forced\",reason=\"deadline-passed\"} 0.0");
-			await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
-				.until(() -> prometheusOfB.scrape().contains("reason=\"learners-ready\"} 1.0"));
-			assertThat(prometheusOfB.scrape()).as("b's scrape")
-				.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
-						+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
-				.contains("incremental_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
-						+ "instance_id=\"b\"} 0.0")
-				.as("no tag names the leaver: a pod's name would add series at every rollout")
-				.doesNotContain("member=\"a\"");
-			assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")
-				.containsPattern("incremental_rebalance_leaves_total\\{[^}]*} 0.0")
-				.doesNotContainPattern("incremental_rebalance_leaves_total\\{[^}]*} [1-9]");
-			exportedSeries(prometheusOfB.scrape(), exported);
-			for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
-				assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
-					.allSatisfy((series) -> assertThat(exported).as("series exported").containsKey(series));
-				Set<String> labels = new HashSet<>(Set.of("instance", "job"));
-				query.series().forEach((series) -> labels.addAll(exported.get(series)));
-				assertThat(labels).as("labels of '%s': Prometheus' own and the series'", query.panel())
-					.containsAll(query.labels());
-			}
-			assertThat(a.getBean(MeterRegistry.class)
-				.get("incremental.rebalance.drain")
-				.tags("application.id", "endpoint-app", "outcome", "drained", "reason", "learners-ready")
-				.timer()
-				.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
-			assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
-				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
-			HttpResponse<String> health = this.client.get(a, "/actuator/health");
-			assertThat(health.statusCode()).as("out of service: readiness refuses traffic").isEqualTo(503);
-			assertThat(health.body()).contains("\"readinessState\":{\"status\":\"OUT_OF_SERVICE\"}")
-				.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"")
-				.contains("\"outcome\":\"drained\",\"outcomeReason\":\"learners-ready\",\"tasksMovedCold\":0");
-			assertThat(this.client.get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
-				.isEqualTo(200);
-			assertThat(this.client.post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
+			endsALeaveThatWaitsDrainedAndCountsItOnce(a, b, prometheusOfA, prometheusOfB, exported);
 		}
 	}
+
+	/**
+	 * The members, their tasks with their stores, and each start's plan.
+	 */
+	private void readsTheMembersTheirTasksAndThePlans(ConfigurableApplicationContext a) throws Exception {
+		HttpResponse<String> members = this.client.get(a, "/actuator/rebalance");
+		assertThat(members.statusCode()).isEqualTo(200);
+		assertThat(members.body()).contains("\"instanceId\":\"a\"").contains("\"state\":\"STABLE\"");
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.client.get(a, "/actuator/rebalance/tasks").body()
+			.contains("\"state\":\"ACTIVE\",\"stateful\":true,\"stores\":[\"counts\"]"));
+		assertThat(group(a).path("members")).as("the plan of each member start, tasks by id")
+			.anySatisfy((plan) -> {
+				assertThat(plan.path("instanceId").asString()).isEqualTo("a");
+				assertThat(plan.path("generation").isInt()).isTrue();
+				assertThat(plan.path("active")).isNotEmpty()
+					.allSatisfy((task) -> assertThat(task.asString()).matches("\\d+_\\d+"));
+				assertThat(plan.path("learning").isObject()).isTrue();
+				assertThat(plan.path("leaving").asBoolean()).isFalse();
+				assertThat(plan.path("mode").asString()).isEqualTo("INCREMENTAL");
+			});
+	}
+
+	/**
+	 * A leave on a read-only endpoint, a bad duration, a wait too long, a cancel or leave of whom it cannot act on: each
+	 * refused with the status and a message naming what was wrong.
+	 */
+	private void refusesWhatItCannotDoSayingWhy(ConfigurableApplicationContext a, ConfigurableApplicationContext b)
+			throws Exception {
+		assertThat(this.client.post(b, "{}").statusCode()).as("leave on a read-only endpoint").isEqualTo(405);
+		HttpResponse<String> bad = this.client.post(a, "{\"timeout\":\"soon\"}");
+		assertThat(bad.statusCode()).isEqualTo(400);
+		assertThat(bad.body()).contains("timeout 'soon' is not a duration");
+		HttpResponse<String> tooLong = this.client.post(a, "{\"wait\":\"1h\"}");
+		assertThat(tooLong.statusCode()).as("a wait that would hold a server thread an hour").isEqualTo(400);
+		assertThat(tooLong.body()).contains("wait '1h' is longer than PT5M");
+		assertThat(this.client.delete(a).statusCode()).as("cancel with nothing leaving").isEqualTo(409);
+		HttpResponse<String> unknown = this.client.post(a, "{\"instanceId\":\"gone-9\"}");
+		assertThat(unknown.statusCode()).as("a leave of a member not in the group").isEqualTo(409);
+		assertThat(unknown.body()).contains("\"reason\":\"unknown-instance\"")
+			.contains("unknown instance id 'gone-9'");
+		HttpResponse<String> malformed = this.client.post(a, "{\"instanceId\":\"b; rm\"}");
+		assertThat(malformed.statusCode()).isEqualTo(400);
+		assertThat(malformed.body()).contains("instance id 'b; rm' is invalid");
+		assertThat(this.client.delete(a, "b").statusCode()).as("cancel of a member that is not leaving")
+			.isEqualTo(409);
+
+	}
+
+	/**
+	 * While the learners warm up, each surface shows the leave: the tasks' roles, the learners' and the drain's ETA,
+	 * the meters, health UP and readiness refusing traffic; a cancel makes the member stable and ready again.
+	 */
+	private void showsALeaveWhileItsLearnersWarmUpAndCancelsIt(ConfigurableApplicationContext a,
+			ConfigurableApplicationContext b, PrometheusMeterRegistry prometheusOfA,
+			PrometheusMeterRegistry prometheusOfB, Map<String, Set<String>> exported) throws Exception {
+		assertThat(this.client.post(a, "{\"timeout\":\"5m\"}").statusCode()).isEqualTo(202);
+		await("a's tasks being learned on b").atMost(Duration.ofMinutes(1))
+			.until(() -> this.client.get(a, "/actuator/rebalance/tasks")
+				.body()
+				.contains("\"state\":\"BEING_LEARNED\"")
+					&& this.client.get(b, "/actuator/rebalance/tasks").body().contains("\"state\":\"LEARNING\""));
+		assertThat(this.client.get(b, "/actuator/rebalance/tasks").body()).contains("\"ready\":false");
+		await("b's learners' progress and a's drain ETA in the group view of either").atMost(Duration.ofSeconds(30))
+			.until(() -> learnersWithAnEta(a, "b") > 0 && drainOf(b, "a").path("slowestTask").isTextual());
+		JsonNode drain = drainOf(b, "a");
+		assertThat(drain.path("tasks").size()).as("a's tasks handed over to b's learners").isPositive();
+		assertThat(drain.path("eta").asString()).as("a's drain ends when b's slowest learner is ready, before its "
+				+ "deadline").isEqualTo(drain.path("readyAt").asString());
+		await("b's learner lags sampled").atMost(Duration.ofSeconds(10))
+			.until(() -> prometheusOfB.scrape().contains("incremental_rebalance_learner_lag{"));
+		exportedSeries(prometheusOfA.scrape(), exported);
+		exportedSeries(prometheusOfB.scrape(), exported);
+		MeterRegistry metersOfB = b.getBean(MeterRegistry.class);
+		assertThat(metersOfB.find("incremental.rebalance.learner.lag").gauges()).as("a lag per learner of b")
+			.isNotEmpty()
+			.allSatisfy((gauge) -> assertThat(gauge.getId().getTag("task")).isNotNull());
+		assertThat(a.getBean(MeterRegistry.class).get("incremental.rebalance.drain.eta").gauge().value())
+			.as("seconds until a's drain ends").isPositive();
+		HttpResponse<String> draining = this.client.get(a, "/actuator/health/rebalance");
+		assertThat(draining.statusCode()).as("a member that drains does its job: UP").isEqualTo(200);
+		assertThat(draining.body()).contains("\"state\":\"LEAVING\"").contains("\"deadline\"");
+		assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+			.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+		HttpResponse<String> cancel = this.client.delete(a);
+		assertThat(cancel.statusCode()).isEqualTo(200);
+		assertThat(cancel.body()).contains("\"state\":\"STABLE\"");
+		assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+			.isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+	}
+
+	/**
+	 * A leave that waits answers once the member drained and closed; the stayer counts it once, the dashboard's series
+	 * are all exported, health says out of service while liveness stays, and a repeat is answered as done.
+	 */
+	private void endsALeaveThatWaitsDrainedAndCountsItOnce(ConfigurableApplicationContext a,
+			ConfigurableApplicationContext b, PrometheusMeterRegistry prometheusOfA,
+			PrometheusMeterRegistry prometheusOfB, Map<String, Set<String>> exported) throws Exception {
+		HttpResponse<String> leave = this.client.post(a, "{\"timeout\":\"1m\",\"wait\":\"30s\"}");
+		assertThat(leave.statusCode()).isEqualTo(202);
+		assertThat(leave.body()).contains("\"state\":\"CLOSED\"")
+			.contains("\"outcome\":{\"outcome\":\"drained\",\"reason\":\"learners-ready\",\"tasksMovedCold\":0");
+		assertThat(a.getBean(MemberRuntimes.class).all().get(0).state()).isEqualTo(MemberState.CLOSED);
+		exportedSeries(prometheusOfA.scrape(), exported);
+		assertThat(prometheusOfB.scrape()).as("every end counted from 0, the first one an increase")
+			.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
+					+ "outcome=\"forced\",reason=\"deadline-passed\"} 0.0");
+		await("b, which stayed, counts how a left").atMost(Duration.ofSeconds(30))
+			.until(() -> prometheusOfB.scrape().contains("reason=\"learners-ready\"} 1.0"));
+		assertThat(prometheusOfB.scrape()).as("b's scrape")
+			.contains("incremental_rebalance_leaves_total{application_id=\"endpoint-app\",instance_id=\"b\","
+					+ "outcome=\"drained\",reason=\"learners-ready\"} 1.0")
+			.contains("incremental_rebalance_leaves_tasks_moved_cold_total{application_id=\"endpoint-app\","
+					+ "instance_id=\"b\"} 0.0")
+			.as("no tag names the leaver: a pod's name would add series at every rollout")
+			.doesNotContain("member=\"a\"");
+		assertThat(prometheusOfA.scrape()).as("the leaver counts no leave of its own")
+			.containsPattern("incremental_rebalance_leaves_total\\{[^}]*} 0.0")
+			.doesNotContainPattern("incremental_rebalance_leaves_total\\{[^}]*} [1-9]");
+		exportedSeries(prometheusOfB.scrape(), exported);
+		for (GrafanaDashboard.Query query : GrafanaDashboard.read().queries()) {
+			assertThat(query.series()).as("series of '%s' in %s", query.panel(), GrafanaDashboard.FILE).isNotEmpty()
+				.allSatisfy((series) -> assertThat(exported).as("series exported").containsKey(series));
+			Set<String> labels = new HashSet<>(Set.of("instance", "job"));
+			query.series().forEach((series) -> labels.addAll(exported.get(series)));
+			assertThat(labels).as("labels of '%s': Prometheus' own and the series'", query.panel())
+				.containsAll(query.labels());
+		}
+		assertThat(a.getBean(MeterRegistry.class)
+			.get("incremental.rebalance.drain")
+			.tags("application.id", "endpoint-app", "outcome", "drained", "reason", "learners-ready")
+			.timer()
+			.count()).as("one drain; the cancelled leave is not one").isEqualTo(1);
+		assertThat(a.getBean(ApplicationAvailability.class).getReadinessState())
+			.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+		HttpResponse<String> health = this.client.get(a, "/actuator/health");
+		assertThat(health.statusCode()).as("out of service: readiness refuses traffic").isEqualTo(503);
+		assertThat(health.body()).contains("\"readinessState\":{\"status\":\"OUT_OF_SERVICE\"}")
+			.contains("\"rebalance\":{\"details\":{\"endpoint-app\":{\"instanceId\":\"a\",\"state\":\"CLOSED\"")
+			.contains("\"outcome\":\"drained\",\"outcomeReason\":\"learners-ready\",\"tasksMovedCold\":0");
+		assertThat(this.client.get(a, "/actuator/health/liveness").statusCode()).as("a drained instance stays live")
+			.isEqualTo(200);
+		assertThat(this.client.post(a, "{}").statusCode()).as("a repeat").isEqualTo(200);
+	}
+
 
 	@Test
 	void leaveDrainsAndThenClosesTheApplication() throws Exception {
