@@ -33,6 +33,11 @@ final class Balancing {
 		List<BalanceMove> chosen = new ArrayList<>();
 		Set<ProcessId> givers = new HashSet<>();
 		Set<ProcessId> takers = this.round.rules.membersThatTookWork();
+		if (stateful) {
+			// a member with a learner takes its task once the learner is ready: were it to give now, the learner
+			// would have to move to a colder member (a member that gives takes none)
+			takers.addAll(this.round.membersWithLearners());
+		}
 		while (!loads.withinTolerance()) {
 			Optional<BalanceMove> pick = warmestMove(stateful, loads, givers, takers)
 				.or(() -> loads.byLoadDescending().stream()

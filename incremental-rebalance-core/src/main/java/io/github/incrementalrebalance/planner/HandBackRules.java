@@ -21,7 +21,8 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * gives none away, for balance or for cost: what it gave would come back as an orphan next round, judged against a
  * load without what it took ({@link #tookWork}).</li>
  * <li>Within one balancing pass a member that gives takes none, and one that takes gives none
- * ({@link Balancing}).</li>
+ * ({@link Balancing}); a member with a learner of the previous plan counts as taking, so that its learner is not
+ * re-placed on a colder member.</li>
  * <li>A member balancing gave a task to gives none away by cost; one balancing took a task from takes none by cost
  * ({@link #mayGiveByCost}, {@link #mayTakeByCost}).</li>
  * <li>A balance move is kept only if its new owner stays strictly lighter than its giver would be with the task back,

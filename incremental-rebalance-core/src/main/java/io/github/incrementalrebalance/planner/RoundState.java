@@ -378,6 +378,21 @@ final class RoundState {
 		}
 	}
 
+	/**
+	 * The members the previous plan gave a learner of a task that still runs elsewhere: each takes that task once its
+	 * learner is ready.
+	 */
+	Set<ProcessId> membersWithLearners() {
+		Set<ProcessId> learning = new HashSet<>();
+		this.plannedLearner.forEach((task, learner) -> {
+			ProcessId owner = this.runningOwner.get(task);
+			if (owner != null && !owner.equals(learner) && mayTakeWork(learner)) {
+				learning.add(learner);
+			}
+		});
+		return learning;
+	}
+
 	boolean caughtUp(ProcessId member, TaskId task) {
 		if (!isStateful(task)) {
 			return true;

@@ -33,15 +33,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deadlines, leftover state, rounds without end offsets, members in mode upgrading) iterated round by round on the
  * simulator, learners warming up between rounds and leaving members acting on their plan; one round in six is led by
  * a member that does not know the previous round's plan. Every round must hold the invariants of the design; the
- * group must settle within {@code 2 x ceil(moves / max.warmup.replicas) + 3} rounds (plus two per round without end
- * offsets), where moves counts every task given to a new owner; no task goes back to the member it just left, and no
- * learner is given up for a colder one. The second property adds racks (either strategy) and balancing factors 1.0,
+ * group must settle within {@code 2 x phases + 3} rounds (plus two per round without end offsets),
+ * where phases is {@code ceil(moves / max.warmup.replicas)}, or the longest chain of moves through members that took
+ * work before they gave some if longer (a member that took work gives none until that move ended, so a swap takes two
+ * phases), and moves counts every task given to a new owner; no task goes back to the member it just left, and no learner is given up for a colder one. The second property adds racks (either strategy) and balancing factors 1.0,
  * 1.5 and 3.0; there, a leader that does not know the previous plan may let placing by cost undo a move balancing had
  * to make out of a task's rack, and a learner may be re-placed when the costs change, so with racks the first of
  * those two checks applies to the rounds whose leader knows the previous plan, the second not at all.
  * <p>
- * The build runs a fixed seed, so that it is reproducible; explore with another one by changing it (or removing it).
- * Groups a seed once found unsettled are replayed by {@link #groupsThatOnceDidNotSettleNowDo()}.
+ * Every run draws new groups; jqwik prints the seed of a failure and replays it first on the next run. Groups once
+ * found unsettled are replayed on every run by {@link #groupsThatOnceDidNotSettleNowDo()}.
  */
 class LearnerPlannerProperties {
 
@@ -51,7 +52,7 @@ class LearnerPlannerProperties {
 
 	private static final int TRAFFIC_COST = 10;
 
-	@Property(tries = 150, seed = "20261130")
+	@Property(tries = 150)
 	void everyRoundHoldsTheInvariantsAndTheGroupSettles(@ForAll @IntRange(min = 1, max = 50) int memberCount,
 			@ForAll @IntRange(min = 1, max = 500) int taskCount, @ForAll @IntRange(min = 1, max = 4) int maxThreads,
 			@ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas, @ForAll long seed) {
@@ -69,7 +70,7 @@ class LearnerPlannerProperties {
 	 * every member's count, finds nothing cheaper: the planner's placement is optimal by Kafka's measure, traffic plus
 	 * moves; and under {@code balance_subtopology} no member holds more of a sub-topology than Kafka's cap.
 	 */
-	@Property(tries = 100, seed = "20261201")
+	@Property(tries = 100)
 	void withRacksAndOtherBalancingFactorsTheGroupSettlesWhereKafkaFindsNothingCheaper(
 			@ForAll @IntRange(min = 1, max = 30) int memberCount, @ForAll @IntRange(min = 1, max = 300) int taskCount,
 			@ForAll @IntRange(min = 1, max = 4) int maxThreads, @ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas,
@@ -84,9 +85,10 @@ class LearnerPlannerProperties {
 	 * As the first, with tasks weighing the records in their changelogs ({@code incremental.rebalance.task.weight=
 	 * state-size}): most changelogs small, one in five up to 200,000 records, one in twenty up to 3,000,000, and
 	 * balancing factors 1.0, 1.5 and 3.0. The group settles within the bound with the records per thread within the
-	 * factor; a planner that balanced task counts alone leaves the big stores where they pile up and fails it.
+	 * factor; a planner that balanced task counts alone leaves the big stores where they pile up and fails it. That no
+	 * learner is given up for a colder one is checked in the rounds whose leader knows the previous plan.
 	 */
-	@Property(tries = 100, seed = "20261202")
+	@Property(tries = 100)
 	void weighedByStateSizeTheGroupSettlesWithinTheFactorOfRecordsPerThread(
 			@ForAll @IntRange(min = 1, max = 30) int memberCount, @ForAll @IntRange(min = 1, max = 200) int taskCount,
 			@ForAll @IntRange(min = 1, max = 4) int maxThreads, @ForAll @IntRange(min = 1, max = 3) int maxWarmupReplicas,
@@ -113,12 +115,22 @@ class LearnerPlannerProperties {
 	 * members it blamed and stateless tasks went back and forth between two rounds; balancing moved two tasks out of
 	 * their racks onto empty members with two threads, and the cost step put them back, on a bucket outside the
 	 * factor. Without racks: a drain's target chosen for its stale state before its load, which balancing then moved
-	 * again, one round late (11 members, 2 tasks).
+	 * again, one round late (11 members, 2 tasks). Weighed by state size: a drain's task placed on a warm member,
+	 * then swapped by balancing with a bigger one, two phases for three moves (3 members, 3 tasks; the bound counts
+	 * the swap's two links); a member with a learner gave tasks away, and its learner, ready or nearly, was re-placed
+	 * on a cold member (5 members, 8 tasks; a member with a learner gives none now), or the leader did not know the
+	 * previous plan (5 members, 192 tasks; not checked then).
 	 */
 	@Example
 	void groupsThatOnceDidNotSettleNowDo() {
 		record Sample(int members, int tasks, int maxThreads, int maxWarmup, double factor, int racks, long seed,
-				String strategy) {
+				String strategy, boolean weighted) {
+
+			Sample(int members, int tasks, int maxThreads, int maxWarmup, double factor, int racks, long seed,
+					String strategy) {
+				this(members, tasks, maxThreads, maxWarmup, factor, racks, seed, strategy, false);
+			}
+
 		}
 		List<Sample> samples = List.of(new Sample(2, 13, 3, 1, 1.0, 2, 4, null),
 				new Sample(17, 137, 2, 3, 1.5, 2, -1369396816, null),
@@ -127,11 +139,15 @@ class LearnerPlannerProperties {
 				new Sample(21, 14, 3, 1, 1.0, 3, Long.MAX_VALUE, null),
 				new Sample(24, 16, 2, 1, 1.0, 3, 1152, null),
 				new Sample(9, 191, 3, 3, 1.0, 3, -1923, null),
-				new Sample(11, 2, 2, 2, 2.0, 0, -39088169, null));
+				new Sample(11, 2, 2, 2, 2.0, 0, -39088169, null),
+				new Sample(3, 3, 4, 3, 1.0, 0, -3950242362L, null, true),
+				new Sample(5, 192, 3, 3, 1.0, 0, -1028305908, null, true),
+				new Sample(5, 8, 4, 2, 1.0, 0, -7991, null, true));
 		for (Sample sample : samples) {
 			Random random = new Random(sample.seed());
 			settles(random, Scenario.random(random, sample.members(), sample.tasks(), sample.maxThreads(),
-					sample.maxWarmup(), sample.factor(), sample.racks(), false, sample.strategy()), sample.tasks());
+					sample.maxWarmup(), sample.factor(), sample.racks(), sample.weighted(), sample.strategy()),
+					sample.tasks());
 		}
 	}
 
@@ -143,6 +159,9 @@ class LearnerPlannerProperties {
 		int counted = 0;
 		int unknownOffsetRounds = 0;
 		int moves = 0;
+		// the longest chain of stateful moves through members that took work before they gave some: a phase per link
+		Map<String, Integer> chainInto = new HashMap<>();
+		int longestChain = 0;
 		Set<TaskId> revokedLastRound = new HashSet<>();
 		// with racks nearly every task can move for a lower cost, through a learner each
 		int maxRounds = (scenario.racks == 0 ? 2 : 4) * taskCount / maxWarmupReplicas + 40;
@@ -172,7 +191,9 @@ class LearnerPlannerProperties {
 				if (!unknownOffsets && (scenario.racks == 0 || planKnown)) {
 					checkNoHandBack(previous, round);
 				}
-				if (scenario.racks == 0) {
+				// weighed by state size, a leader that does not know the previous plan cannot tell a learner from
+				// leftover state: balancing may take a task from the learner's member and re-place the learner
+				if (scenario.racks == 0 && (!scenario.weighted || planKnown)) {
 					checkNoLearnerChurn(sim, previous, round);
 				}
 			}
@@ -180,6 +201,11 @@ class LearnerPlannerProperties {
 				// a move of a running task shows twice: revoked, then placed as an orphan; count it once
 				if (move.from().isPresent() || !revokedLastRound.contains(move.task())) {
 					moves++;
+					if (sim.isStateful(move.task())) {
+						int chain = 1 + move.from().map((from) -> chainInto.getOrDefault(from, 0)).orElse(0);
+						chainInto.merge(move.to(), chain, Math::max);
+						longestChain = Math.max(longestChain, chain);
+					}
 				}
 			}
 			revokedLastRound.clear();
@@ -188,8 +214,10 @@ class LearnerPlannerProperties {
 				// with racks a warm-up round may be short of max.warmup.replicas: a leaving member's tasks go to the
 				// members warm on them first, and those placed by warmth or load may move once more, by cost
 				int costPhase = (scenario.racks > 0) ? 2 : 0;
-				int bound = 2 * (int) Math.ceil(moves / (double) maxWarmupReplicas) + 3 + costPhase
-						+ 2 * unknownOffsetRounds;
+				// a member that took work gives none until that move ended: a swap takes two phases, however many
+				// learners may warm up at once
+				int phases = Math.max((int) Math.ceil(moves / (double) maxWarmupReplicas), longestChain);
+				int bound = 2 * phases + 3 + costPhase + 2 * unknownOffsetRounds;
 				assertThat(counted).as("rounds to settle %d moves", moves).isLessThanOrEqualTo(bound);
 				if (scenario.racks > 0 && scenario.upgrading.isEmpty()) {
 					checkNothingCheaper(sim);
