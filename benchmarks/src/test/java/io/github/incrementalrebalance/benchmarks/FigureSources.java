@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.benchmarks;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +8,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Where each table of figures in a page comes from, as the comment in the text above it says:
@@ -21,8 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
 final class FigureSources {
 
 	private static final Pattern MARKER = Pattern.compile("<!-- (results|history|no results): ?(.*?) -->");
-
-	private static final JsonMapper mapper = JsonMapper.builder().build();
 
 	private FigureSources() {
 	}
@@ -79,7 +74,7 @@ final class FigureSources {
 		if (!Files.isRegularFile(path)) {
 			return List.of(table + " names " + file + ", which is not under " + results);
 		}
-		JsonNode commit = read(path).get("commit");
+		JsonNode commit = ResultsJson.readTree(path).get("commit");
 		if (commit == null || !commit.asString().matches("[0-9a-f]{40}")) {
 			return List.of(table + " names " + file + ", which carries no commit: re-run it (benchmarks/run.sh) or "
 					+ "mark the table <!-- history: ITS DATE -->");
@@ -92,14 +87,6 @@ final class FigureSources {
 		return List.of();
 	}
 
-	private static JsonNode read(Path file) {
-		try {
-			return mapper.readTree(file.toFile());
-		}
-		catch (RuntimeException ex) {
-			throw new UncheckedIOException(new IOException("cannot read " + file, ex));
-		}
-	}
 
 	private static String abbreviated(String line) {
 		return (line.length() > 60) ? line.substring(0, 60) + "..." : line;

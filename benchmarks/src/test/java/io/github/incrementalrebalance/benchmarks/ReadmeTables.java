@@ -1,7 +1,5 @@
 package io.github.incrementalrebalance.benchmarks;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +13,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The tables of {@code benchmarks/README.md} that committed results files hold, made from those files rather than
@@ -27,8 +24,6 @@ final class ReadmeTables {
 
 	private static final Pattern BLOCK = Pattern.compile("(<!-- table: ([a-z0-9-]+) -->\\n)(.*?)(<!-- end table -->)",
 			Pattern.DOTALL);
-
-	private static final JsonMapper mapper = JsonMapper.builder().build();
 
 	/** What each strategy of an availability run is, as the tables name it. */
 	private static final Map<String, String> STRATEGIES = Map.of("kafka-default",
@@ -178,20 +173,12 @@ final class ReadmeTables {
 
 	private static Map<String, List<JsonNode>> allByStrategy(Path file) {
 		Map<String, List<JsonNode>> results = new LinkedHashMap<>();
-		read(file).get("results")
+		ResultsJson.readTree(file).get("results")
 			.forEach((result) -> results.computeIfAbsent(result.get("strategy").asString(), (key) -> new ArrayList<>())
 				.add(result));
 		return results;
 	}
 
-	private static JsonNode read(Path file) {
-		try {
-			return mapper.readTree(file.toFile());
-		}
-		catch (RuntimeException ex) {
-			throw new UncheckedIOException(new IOException("cannot read " + file, ex));
-		}
-	}
 
 	private static String seconds(long millis) {
 		return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);

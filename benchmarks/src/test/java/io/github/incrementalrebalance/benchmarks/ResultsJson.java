@@ -13,6 +13,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -117,6 +118,21 @@ public final class ResultsJson {
 		List<Long> sorted = values.stream().sorted().toList();
 		int middle = sorted.size() / 2;
 		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	}
+
+	/**
+	 * A results file as a tree, whatever wrote it.
+	 * @param file the file
+	 * @return its JSON
+	 * @throws UncheckedIOException naming the file when it cannot be read
+	 */
+	static JsonNode readTree(Path file) {
+		try {
+			return mapper.readTree(file.toFile());
+		}
+		catch (RuntimeException ex) {
+			throw new UncheckedIOException(new IOException("cannot read " + file, ex));
+		}
 	}
 
 	static Run read(Path file) {
