@@ -102,10 +102,12 @@ final class ReadmeTables {
 	 * the rounds of the longest stall of any task and of the records restored at promotion.
 	 */
 	static String hostSwap(Path results) {
-		return atBothTimings(results, "host-swap", Map.of("kafka-standby",
-				"`kafka-standby` (tuned + one standby per task, held by a and b: they leave with them)"), "| strategy | rounds, 3 s / 500 ms | longest stall of any task, "
-				+ "Kafka's heartbeat 3 s / session 45 s, median (range) | the same, heartbeat 500 ms / session 6 s | "
-				+ "records restored at promotion, median (range), 3 s / 500 ms |\n|---|---|---|---|---|",
+		return atBothTimings(results, "host-swap",
+				Map.of("kafka-standby",
+						"`kafka-standby` (tuned + one standby per task, held by a and b: they leave with them)"),
+				"| strategy | rounds, 3 s / 500 ms | longest stall of any task, Kafka's heartbeat 3 s / session 45 s, "
+						+ "median (range) | the same, heartbeat 500 ms / session 6 s | records restored at promotion, "
+						+ "median (range), 3 s / 500 ms |\n|---|---|---|---|---|",
 				(slow, fast) -> secondsSpread(slow, "movedStallMs") + " | " + secondsSpread(fast, "movedStallMs") + " | "
 						+ recordsSpread(slow, "restoredAtPromotion") + " / " + recordsSpread(fast, "restoredAtPromotion"));
 	}

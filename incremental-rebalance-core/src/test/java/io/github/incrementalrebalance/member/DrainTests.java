@@ -555,7 +555,8 @@ class DrainTests {
 		CompletableFuture<Void> cancelLands = new CompletableFuture<>();
 		this.control.held = cancelLands;
 		CompletableFuture<Boolean> cancelled = CompletableFuture.supplyAsync(this.drain::cancel);
-		await("the cancel is being written").atMost(Duration.ofSeconds(5)).until(() -> cancelLands.getNumberOfDependents() > 0);
+		await("the cancel is being written").atMost(Duration.ofSeconds(5))
+			.until(() -> cancelLands.getNumberOfDependents() > 0);
 		this.control.held = null;
 		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
 		this.drain.check();

@@ -33,13 +33,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deadlines, leftover state, rounds without end offsets, members in mode upgrading) iterated round by round on the
  * simulator, learners warming up between rounds and leaving members acting on their plan; one round in six is led by
  * a member that does not know the previous round's plan. Every round must hold the invariants of the design; the
- * group must settle within {@code 2 x phases + 3} rounds (plus two per round without end offsets),
- * where phases is {@code ceil(moves / max.warmup.replicas)}, or the longest chain of moves through members that took
- * work before they gave some if longer (a member that took work gives none until that move ended, so a swap takes two
- * phases), and moves counts every task given to a new owner; no task goes back to the member it just left, and no learner is given up for a colder one. The second property adds racks (either strategy) and balancing factors 1.0,
- * 1.5 and 3.0; there, a leader that does not know the previous plan may let placing by cost undo a move balancing had
- * to make out of a task's rack, and a learner may be re-placed when the costs change, so with racks the first of
- * those two checks applies to the rounds whose leader knows the previous plan, the second not at all.
+ * group must settle within {@code 2 x phases + 3} rounds (plus two per round without end offsets), where phases is
+ * {@code ceil(moves / max.warmup.replicas)}, or the longest chain of moves through members that took work before they
+ * gave some if longer (a member that took work gives none until that move ended, so a swap takes two phases), and
+ * moves counts every task given to a new owner; no task goes back to the member it just left, and no learner is given
+ * up for a colder one. The second property adds racks (either strategy) and balancing factors 1.0, 1.5 and 3.0;
+ * there, a leader that does not know the previous plan may let placing by cost undo a move balancing had to make out
+ * of a task's rack, and a learner may be re-placed when the costs change, so with racks the first of those two checks
+ * applies to the rounds whose leader knows the previous plan, the second not at all.
  * <p>
  * Every run draws new groups; jqwik prints the seed of a failure and replays it first on the next run. Groups once
  * found unsettled are replayed on every run by {@link #groupsThatOnceDidNotSettleNowDo()}.
