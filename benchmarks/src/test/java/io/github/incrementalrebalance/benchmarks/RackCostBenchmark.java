@@ -34,14 +34,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RackCostBenchmark {
 
+	/** The table's head, in the run's output and in {@code benchmarks/README.md}. */
+	static final String HEADER = "| strategy | group | balancing factor | before | Kafka (sticky, rack-aware) | learner "
+			+ "assignor | learner / Kafka | Kafka: tasks moved cold | learners: rounds | learners: tasks moved warm "
+			+ "| learners: above a sub-topology's cap |\n|---|---|---|---|---|---|---|---|---|---|---|";
+
 	private static final int TRAFFIC_COST = 10;
 
 	@Test
 	void crossRackTrafficCostAgainstKafkasRackAwareAssignor() {
-		StringBuilder table = new StringBuilder("| strategy | group | balancing factor | before | Kafka (sticky, "
-				+ "rack-aware) | learner assignor | learner / Kafka | Kafka: tasks moved cold | learners: rounds "
-				+ "| learners: tasks moved warm | learners: above a sub-topology's cap |\n"
-				+ "|---|---|---|---|---|---|---|---|---|---|---|");
+		StringBuilder table = new StringBuilder(HEADER);
+		List<Result> results = new ArrayList<>();
 		// Kafka's optimizer solves a min-cost flow over every task and member: minutes a run past a few hundred tasks
 		for (String strategy : List.of("min_traffic", "balance_subtopology")) {
 			for (Group group : List.of(new Group(3, 12, 2, 1), new Group(6, 60, 3, 2), new Group(12, 120, 3, 2),
@@ -49,12 +52,15 @@ class RackCostBenchmark {
 				for (double factor : List.of(1.0, 2.0)) {
 					Result result = run(group, factor, strategy, new Random(group.members() * 31L));
 					table.append('\n').append(result.row());
+					results.add(result);
 					assertThat(result.learners()).as("%s", result.row()).isLessThanOrEqualTo(result.kafka());
 					assertThat(result.aboveCap()).as("%s", result.row()).isZero();
 				}
 			}
 		}
 		ResultsFile.append("Cross-rack traffic cost, " + Instant.now(), table.toString());
+		ResultsJson.writeValue(ResultsJson.DIRECTORY.resolve("rack-cost.json"), new Run(Instant.now().toString(),
+				results));
 	}
 
 	static Result run(Group group, double factor, String strategy, Random random) {
@@ -121,6 +127,12 @@ class RackCostBenchmark {
 			}
 		}
 		return above;
+	}
+
+	/**
+	 * A run's results as {@code rack-cost.json} keeps them.
+	 */
+	record Run(String at, List<Result> results) {
 	}
 
 	record Group(int members, int tasks, int racks, int threads) {

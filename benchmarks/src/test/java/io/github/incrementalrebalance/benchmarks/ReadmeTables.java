@@ -37,7 +37,7 @@ final class ReadmeTables {
 
 	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
 			ReadmeTables::scaleDown, "scale-up", ReadmeTables::scaleUp, "host-swap", ReadmeTables::hostSwap,
-			"streams-scale-down", ReadmeTables::streamsScaleDown));
+			"streams-scale-down", ReadmeTables::streamsScaleDown, "rack-cost", ReadmeTables::rackCost));
 
 	private ReadmeTables() {
 	}
@@ -146,6 +146,16 @@ final class ReadmeTables {
 		runs.forEach((strategy, rounds) -> rows.add("| " + STRATEGIES.getOrDefault(strategy, "`" + strategy + "`")
 				+ " | " + rounds.size() + " | " + secondsSpread(rounds, "movedStallMs") + " | "
 				+ recordsSpread(rounds, "restoredAtPromotion") + " |"));
+		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * The cross-rack traffic cost: every group at both balancing factors, as the run printed it.
+	 */
+	static String rackCost(Path results) {
+		RackCostBenchmark.Run run = ResultsJson.read(results.resolve("rack-cost.json"), RackCostBenchmark.Run.class);
+		List<String> rows = new ArrayList<>(List.of(RackCostBenchmark.HEADER));
+		run.results().forEach((result) -> rows.add(result.row()));
 		return String.join("\n", rows) + "\n";
 	}
 

@@ -46,7 +46,7 @@ class ReadmeTablesTests {
 	void aTableOfAnUnknownNameIsRefusedNamingTheKnownOnes() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ReadmeTables.rewrite("<!-- table: rolling -->\n<!-- end table -->", RESULTS))
-			.withMessage("no table named 'rolling'; known: [host-swap, scale-down, scale-up, streams-scale-down]");
+			.withMessage("no table named 'rolling'; known: [host-swap, rack-cost, scale-down, scale-up, streams-scale-down]");
 	}
 
 }

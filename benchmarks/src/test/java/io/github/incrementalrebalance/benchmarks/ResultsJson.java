@@ -136,11 +136,15 @@ public final class ResultsJson {
 	}
 
 	static Run read(Path file) {
-		return mapper.readValue(file.toFile(), Run.class);
+		return read(file, Run.class);
 	}
 
 	static SteadyState.Run readSteadyState(Path file) {
-		return mapper.readValue(file.toFile(), SteadyState.Run.class);
+		return read(file, SteadyState.Run.class);
+	}
+
+	static <T> T read(Path file, Class<T> type) {
+		return mapper.readValue(file.toFile(), type);
 	}
 
 	/**
