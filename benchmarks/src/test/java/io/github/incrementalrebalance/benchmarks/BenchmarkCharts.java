@@ -19,6 +19,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Draws the README's charts from result files ({@link ResultsJson}): per scenario, the longest stall of the moved
@@ -32,10 +33,17 @@ final class BenchmarkCharts {
 	/** The steady-state benchmark's result file name, before its group timings. */
 	static final String STEADY_STATE = "steady-state";
 
-	/** The prefix of the chaos runs' reports, which share the results directory. */
-	private static final String CHAOS = "chaos-";
 
 	private BenchmarkCharts() {
+	}
+
+	/**
+	 * Availability runs, a scenario at some group timings, have a chart per scenario; the steady state has its own, the
+	 * other results (the chaos runs' reports, the rack cost) none.
+	 */
+	private static boolean isAvailabilityRun(Path file) {
+		JsonNode run = ResultsJson.readTree(file);
+		return run.has("scenario") && run.has("timings");
 	}
 
 	/**
@@ -44,17 +52,10 @@ final class BenchmarkCharts {
 	 * @param charts where the charts go, {@code <scenario>.png}
 	 * @return the charts drawn
 	 */
-	/**
-	 * Availability runs have a chart per scenario; the steady state has its own, the chaos runs none.
-	 */
-	private static boolean isAvailabilityRun(String fileName) {
-		return !fileName.startsWith(STEADY_STATE) && !fileName.startsWith(CHAOS);
-	}
-
 	static List<Path> draw(Path results, Path charts) {
 		Map<String, List<ResultsJson.Run>> byScenario = new LinkedHashMap<>();
 		try (Stream<Path> files = Files.list(results)) {
-			files.filter((file) -> file.toString().endsWith(".json") && isAvailabilityRun(file.getFileName().toString()))
+			files.filter((file) -> file.toString().endsWith(".json") && isAvailabilityRun(file))
 				.sorted()
 				.map(ResultsJson::read)
 				.forEach((run) -> byScenario.computeIfAbsent(chartOf(run), (key) -> new ArrayList<>()).add(run));

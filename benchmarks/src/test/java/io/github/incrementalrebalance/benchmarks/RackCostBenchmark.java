@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.SortedSet;
@@ -139,7 +140,7 @@ class RackCostBenchmark {
 
 		@Override
 		public String toString() {
-			return String.format("%,d tasks x %d members x %d threads, %d racks", this.tasks, this.members,
+			return String.format(Locale.ROOT, "%,d tasks x %d members x %d threads, %d racks", this.tasks, this.members,
 					this.threads, this.racks);
 		}
 
@@ -149,8 +150,8 @@ class RackCostBenchmark {
 			int movedByKafka, int rounds, int moved, int aboveCap) {
 
 		String row() {
-			return String.format("| %s | %s | %.1f | %,d | %,d | %,d | %.2f | %d | %d | %d | %s |", this.strategy,
-					this.group, this.factor, this.before, this.kafka, this.learners,
+			return String.format(Locale.ROOT, "| %s | %s | %.1f | %,d | %,d | %,d | %.2f | %d | %d | %d | %s |",
+					this.strategy, this.group, this.factor, this.before, this.kafka, this.learners,
 					(this.kafka == 0) ? 1.0 : this.learners / (double) this.kafka, this.movedByKafka, this.rounds,
 					this.moved, this.strategy.equals("balance_subtopology") ? String.valueOf(this.aboveCap) : "-");
 		}
