@@ -33,6 +33,16 @@ class StreamsWiringTests {
 			.containsEntry(RESTORE_FETCH_WAIT, StreamsWiring.FETCH_MAX_WAIT_MS);
 		assertThat(configured).doesNotContainKeys(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
 				StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+		assertThat(configured).as("a stream thread sees a task it was given within a short poll")
+			.containsEntry(StreamsConfig.POLL_MS_CONFIG, StreamsWiring.POLL_MS);
+	}
+
+	@Test
+	void theApplicationsPollIsKept() {
+		Properties application = application();
+		application.put(StreamsConfig.POLL_MS_CONFIG, "250");
+
+		assertThat(configure(application)).containsEntry(StreamsConfig.POLL_MS_CONFIG, "250");
 	}
 
 	@ParameterizedTest
@@ -69,7 +79,7 @@ class StreamsWiringTests {
 		Properties configured = configure(application);
 
 		assertThat(configured).doesNotContainKeys(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, MAIN_FETCH_WAIT,
-				RESTORE_FETCH_WAIT);
+				RESTORE_FETCH_WAIT, StreamsConfig.POLL_MS_CONFIG);
 	}
 
 	private static Properties configure(Properties application) {
