@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Supplier;
@@ -123,6 +124,17 @@ final class AssignorScale {
 	}
 
 	/**
+	 * A run's results as {@code assignor-scale.json} keeps them.
+	 * @param at when it ended
+	 * @param results each group's, the learner assignor's first
+	 */
+	record Run(String at, List<Result> results) {
+
+		static final String FILE = "assignor-scale.json";
+
+	}
+
+	/**
 	 * A group size.
 	 * @param tasks stateful tasks
 	 * @param members instances
@@ -139,9 +151,20 @@ final class AssignorScale {
 
 		@Override
 		public String toString() {
-			String size = String.format("%,d tasks x %,d instances x %d threads, %d standbys", this.tasks, this.members,
-					this.threads, this.standbys);
-			return (this.racks == 0) ? size : size + ", " + this.racks + " racks, placed rack-blind";
+			StringBuilder size = new StringBuilder(String.format(Locale.ROOT, "%,d tasks x %,d instances", this.tasks,
+					this.members));
+			if (this.threads > 1) {
+				size.append(String.format(Locale.ROOT, " x %,d threads", this.threads));
+			}
+			size.append(switch (this.standbys) {
+				case 0 -> ", no standby";
+				case 1 -> ", 1 standby";
+				default -> ", " + this.standbys + " standbys";
+			});
+			if (this.racks > 0) {
+				size.append(", ").append(this.racks).append(" racks, placed rack-blind");
+			}
+			return size.toString();
 		}
 
 	}
@@ -158,7 +181,7 @@ final class AssignorScale {
 	record Result(Size size, String assignor, Duration median, int runs, AssignmentError error, double spread) {
 
 		String row() {
-			return String.format("| %s | %s | %.1f ms | %d | %s | %.2f |", this.size, this.assignor,
+			return String.format(Locale.ROOT, "| %s | %s | %.1f ms | %d | %s | %.2f |", this.size, this.assignor,
 					this.median.toNanos() / 1_000_000.0, this.runs, this.error, this.spread);
 		}
 

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -260,6 +261,18 @@ final class ControlTopicScale {
 		return total;
 	}
 
+	/**
+	 * A run's results as {@code control-topic-scale.json} keeps them.
+	 * @param at when it ended
+	 * @param results the live group at each size
+	 * @param histories the starts over a history
+	 */
+	record Run(String at, List<Result> results, List<History> histories) {
+
+		static final String FILE = "control-topic-scale.json";
+
+	}
+
 	record Result(int members, int tasks, long bytesWritten, long bytesRead, Duration medianUntilAllHaveIt,
 			Duration maxUntilAllHaveIt, double readerCpuShare) {
 
@@ -270,7 +283,7 @@ final class ControlTopicScale {
 		}
 
 		String row() {
-			return String.format("| %d | %,d | %,d | %,d | %d ms / %d ms | %.1f%% of a core |", this.members,
+			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %d ms / %d ms | %.1f%% of a core |", this.members,
 					this.tasks, this.bytesWritten, this.bytesRead, this.medianUntilAllHaveIt.toMillis(),
 					this.maxUntilAllHaveIt.toMillis(), this.readerCpuShare * 100);
 		}
@@ -285,7 +298,7 @@ final class ControlTopicScale {
 		}
 
 		String row() {
-			return String.format("| %d | %,d | %,d | %,d | %,d ms |", this.members, this.tasks, this.generations,
+			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %,d ms |", this.members, this.tasks, this.generations,
 					this.records, this.read.toMillis());
 		}
 

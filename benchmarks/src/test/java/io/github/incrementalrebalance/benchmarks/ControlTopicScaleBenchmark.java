@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The control topic at 10, 100 and 300 members and 1 000 and 10 000 tasks, and a start over 1 000 and 10 000
- * generations of history ({@link ControlTopicScale}). Run on demand: see {@code benchmarks/README.md}.
+ * generations of history ({@link ControlTopicScale}). The results go to {@code control-topic-scale.json} (stamped), which
+ * the benchmarks page's tables are made from. Run on demand: see {@code benchmarks/README.md}.
  */
 @Tag(TestTags.BROKER)
 class ControlTopicScaleBenchmark {
@@ -40,6 +41,8 @@ class ControlTopicScaleBenchmark {
 		table.append("\n\n").append(ControlTopicScale.History.header());
 		histories.forEach((history) -> table.append('\n').append(history.row()));
 		ResultsFile.append("Control topic at scale, " + Instant.now(), table.toString());
+		ResultsJson.writeValue(ResultsJson.DIRECTORY.resolve(ControlTopicScale.Run.FILE),
+				new ControlTopicScale.Run(Instant.now().toString(), results, histories));
 
 		assertThat(results).filteredOn((result) -> result.members() == 300 && result.tasks() == 10_000)
 			.singleElement()

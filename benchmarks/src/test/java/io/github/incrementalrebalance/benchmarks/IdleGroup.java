@@ -22,9 +22,10 @@ import static org.awaitility.Awaitility.await;
  * The counting application with nothing to process: what an idle group asks of its broker and what it costs. Three
  * instances settle, the markers stop, and over a window in which no task processes a record the stream threads' main
  * consumers' fetch requests and the process's CPU (the broker's included) are counted. The starter shortens the
- * consumers' {@code fetch.max.wait.ms}, so that a hand-over is not held behind a long poll of idle partitions; an idle
- * consumer then asks its broker more often, and this measures that price: beside plain Kafka Streams, the starter
- * with Kafka's fetch wait tells it apart from what else the starter does.
+ * consumers' {@code fetch.max.wait.ms} and the stream threads' {@code poll.ms}, so that a hand-over is not held
+ * behind a long poll of idle partitions; an idle consumer then asks its broker more often and an idle thread wakes
+ * more often, and this measures that price: beside plain Kafka Streams, the starter with Kafka's fetch wait and the
+ * starter with Kafka's poll tell each apart from what else the starter does.
  */
 final class IdleGroup {
 
@@ -110,6 +111,10 @@ final class IdleGroup {
 		static final Variant STARTER_KAFKA_FETCH_WAIT = new Variant(
 				Strategy.LEARNER_CONSERVATIVE.id() + ", main.consumer.fetch.max.wait.ms=500",
 				Strategy.LEARNER_CONSERVATIVE, Map.of("main.consumer.fetch.max.wait.ms", 500));
+
+		/** The starter with the stream threads' poll set back to Kafka's: what its short poll costs an idle thread. */
+		static final Variant STARTER_KAFKA_POLL = new Variant(Strategy.LEARNER_CONSERVATIVE.id() + ", poll.ms=100",
+				Strategy.LEARNER_CONSERVATIVE, Map.of("poll.ms", 100));
 
 		BenchmarkGroup configure(BenchmarkGroup group) {
 			this.properties.forEach(group::property);

@@ -1,6 +1,7 @@
 package io.github.incrementalrebalance.benchmarks;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +38,9 @@ final class ReadmeTables {
 
 	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
 			ReadmeTables::scaleDown, "scale-up", ReadmeTables::scaleUp, "host-swap", ReadmeTables::hostSwap,
-			"streams-scale-down", ReadmeTables::streamsScaleDown, "rack-cost", ReadmeTables::rackCost));
+			"streams-scale-down", ReadmeTables::streamsScaleDown, "rack-cost", ReadmeTables::rackCost,
+			"assignor-scale", ReadmeTables::assignorScale, "control-topic-scale", ReadmeTables::controlTopicScale,
+			"control-topic-history", ReadmeTables::controlTopicHistory));
 
 	private ReadmeTables() {
 	}
@@ -157,6 +160,71 @@ final class ReadmeTables {
 		List<String> rows = new ArrayList<>(List.of(RackCostBenchmark.HEADER));
 		run.results().forEach((result) -> rows.add(result.row()));
 		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * One assignment at scale: per group, the learner assignor's median time, Kafka's sticky assignor's (with its
+	 * runs when fewer than the usual five fit in the budget) and how many times faster or slower the learners are.
+	 */
+	static String assignorScale(Path results) {
+		AssignorScale.Run run = ResultsJson.read(results.resolve(AssignorScale.Run.FILE), AssignorScale.Run.class);
+		Map<AssignorScale.Size, Map<String, AssignorScale.Result>> bySize = new LinkedHashMap<>();
+		run.results().forEach((result) -> bySize.computeIfAbsent(result.size(), (size) -> new LinkedHashMap<>())
+			.put(result.assignor(), result));
+		List<String> rows = new ArrayList<>(List.of("| group (one instance just crashed) | learner | Kafka sticky | "
+				+ "learner against Kafka |", "|---|---:|---:|---|"));
+		bySize.forEach((size, byAssignor) -> {
+			AssignorScale.Result learner = byAssignor.get("learner");
+			AssignorScale.Result sticky = byAssignor.get("kafka-sticky");
+			if (sticky == null) {
+				rows.add("| " + size + " | " + millis(learner.median()) + " | not run | |");
+				return;
+			}
+			String runs = switch (sticky.runs()) {
+				case 1 -> " (one run)";
+				case 5 -> "";
+				default -> " (" + sticky.runs() + " runs)";
+			};
+			double ratio = sticky.median().toNanos() / (double) learner.median().toNanos();
+			String against = (ratio >= 1) ? times(ratio) + " faster" : times(1 / ratio) + " slower";
+			rows.add("| " + size + " | " + millis(learner.median()) + " | " + millis(sticky.median()) + runs + " | "
+					+ against + " |");
+		});
+		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * The control topic with a live group of each size, as the run printed it.
+	 */
+	static String controlTopicScale(Path results) {
+		ControlTopicScale.Run run = controlTopicRun(results);
+		List<String> rows = new ArrayList<>(List.of(ControlTopicScale.Result.header()));
+		run.results().forEach((result) -> rows.add(result.row()));
+		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * A start over the control topic's history, as the run printed it.
+	 */
+	static String controlTopicHistory(Path results) {
+		ControlTopicScale.Run run = controlTopicRun(results);
+		List<String> rows = new ArrayList<>(List.of(ControlTopicScale.History.header()));
+		run.histories().forEach((history) -> rows.add(history.row()));
+		return String.join("\n", rows) + "\n";
+	}
+
+	private static ControlTopicScale.Run controlTopicRun(Path results) {
+		return ResultsJson.read(results.resolve(ControlTopicScale.Run.FILE), ControlTopicScale.Run.class);
+	}
+
+	/** Three significant figures at most, in the README's groups of digits: {@code 98.3 ms}, {@code 228 999 ms}. */
+	private static String millis(Duration duration) {
+		double millis = duration.toNanos() / 1_000_000.0;
+		return ((millis < 100) ? String.format(Locale.ROOT, "%.1f", millis) : records(Math.round(millis))) + " ms";
+	}
+
+	private static String times(double ratio) {
+		return String.format(Locale.ROOT, (ratio < 10) ? "%.1fx" : "%,.0fx", ratio).replace(',', ' ');
 	}
 
 	private static List<Long> values(List<JsonNode> rounds, String field) {

@@ -46,7 +46,8 @@ class ReadmeTablesTests {
 	void aTableOfAnUnknownNameIsRefusedNamingTheKnownOnes() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ReadmeTables.rewrite("<!-- table: rolling -->\n<!-- end table -->", RESULTS))
-			.withMessage("no table named 'rolling'; known: [host-swap, rack-cost, scale-down, scale-up, streams-scale-down]");
+			.withMessage("no table named 'rolling'; known: [assignor-scale, control-topic-history, "
+					+ "control-topic-scale, host-swap, rack-cost, scale-down, scale-up, streams-scale-down]");
 	}
 
 }

@@ -56,7 +56,7 @@ class SteadyStateBenchmark {
 
 	/**
 	 * Idle: the counting application with nothing to process, plain, with the starter, and with the starter but
-	 * Kafka's {@code fetch.max.wait.ms}, {@link #ROUNDS} runs each after a warm-up round, the order rotating. The
+	 * Kafka's {@code fetch.max.wait.ms} or Kafka's {@code poll.ms}, {@link #ROUNDS} runs each after a warm-up round, the order rotating. The
 	 * starter's shorter fetch wait makes an idle main consumer ask its broker up to five times as often; the
 	 * assertion holds it to that.
 	 */
@@ -66,7 +66,7 @@ class SteadyStateBenchmark {
 		Duration window = Duration.ofSeconds(Long.getLong("benchmark.idle-seconds", 20));
 		IdleGroup idle = new IdleGroup(window);
 		List<IdleGroup.Variant> variants = List.of(IdleGroup.Variant.PLAIN, IdleGroup.Variant.STARTER,
-				IdleGroup.Variant.STARTER_KAFKA_FETCH_WAIT);
+				IdleGroup.Variant.STARTER_KAFKA_FETCH_WAIT, IdleGroup.Variant.STARTER_KAFKA_POLL);
 		List<IdleGroup.Result> results = rounds("idle", variants, IdleGroup.Variant::strategy, settings, idle::run);
 		StringBuilder table = new StringBuilder(IdleGroup.Result.header());
 		results.forEach((result) -> table.append('\n').append(result.row()));
