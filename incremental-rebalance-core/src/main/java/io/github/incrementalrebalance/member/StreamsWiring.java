@@ -36,8 +36,8 @@ final class StreamsWiring {
 	/**
 	 * {@code poll.ms} unless the application set it. A stream thread whose task was just assigned or restored only
 	 * sees so when its poll returns, and an idle thread rejoins a rebalance only then: at Kafka's 100 ms both waited
-	 * behind a poll of partitions with nothing new, a third of a drained hand-over's stall. The price is an idle
-	 * stream thread waking ten times as often.
+	 * behind a poll of partitions with nothing new, a third to a half of a drained hand-over's stall. The price is an
+	 * idle stream thread waking ten times as often.
 	 */
 	static final int POLL_MS = 10;
 
