@@ -7,10 +7,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.member.MemberClientSupplier;
 import io.github.incrementalrebalance.testkit.CountingApplication;
+import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.RestoreThrottle;
@@ -18,8 +20,11 @@ import io.github.incrementalrebalance.testkit.StreamsInstance;
 import io.github.incrementalrebalance.testkit.StreamsLauncher;
 import io.github.incrementalrebalance.testkit.ThrottledRestoreSupplier;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
+import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The group of one availability run: the counting application with its producer, and its instances configured for a
@@ -108,6 +113,37 @@ final class BenchmarkGroup implements AutoCloseable {
 	void loadAndSettle(StreamsInstance... instances) {
 		// as the published results were measured: twice as fine as the build's tests
 		this.application.loadAndSettle(this.producer, this.settings.keysPerTask(), MARKER_INTERVAL, instances);
+	}
+
+	/**
+	 * A standby is a fair baseline only once it has caught up: right after the load it is still restoring, and a
+	 * change then promotes it half cold. Waits until each task has a standby on one of the holders within the
+	 * acceptable lag, as Kafka's own assignor counts a warm-up caught up.
+	 * @param tasks the tasks that will move
+	 * @param holders the instances that will take them
+	 * @return the largest lag of those standbys when they were
+	 */
+	long awaitStandbysCaughtUp(Set<TaskId> tasks, StreamsInstance... holders) {
+		long acceptableLag = this.settings.acceptableLag();
+		AtomicLong largest = new AtomicLong();
+		await("standbys of the tasks that move caught up").atMost(Duration.ofMinutes(10))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> {
+				long worst = 0;
+				for (TaskId task : tasks) {
+					long lag = Long.MAX_VALUE;
+					for (StreamsInstance holder : holders) {
+						LagInfo info = holder.kafkaStreams().allLocalStorePartitionLags()
+							.getOrDefault(CountingTopology.STORE, Map.of())
+							.get(task.partition());
+						lag = (info != null) ? Math.min(lag, info.offsetLag()) : lag;
+					}
+					worst = Math.max(worst, lag);
+				}
+				largest.set(worst);
+				return worst <= acceptableLag;
+			});
+		return largest.get();
 	}
 
 	/**

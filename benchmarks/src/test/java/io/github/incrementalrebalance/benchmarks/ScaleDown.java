@@ -3,17 +3,13 @@ package io.github.incrementalrebalance.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.member.MemberState;
-import io.github.incrementalrebalance.testkit.CountingTopology;
 import io.github.incrementalrebalance.testkit.RestoredRecords;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.processor.TaskId;
 
 import static org.awaitility.Awaitility.await;
@@ -56,7 +52,7 @@ final class ScaleDown implements Scenario {
 					&& StreamsInstance.activeTasksOf(a, b, c).size() == group.settings().partitions());
 		Set<TaskId> moved = b.activeTasks();
 		Set<TaskId> unmoved = StreamsInstance.activeTasksOf(a, c);
-		long standbyLag = (group.strategy().standbys() > 0) ? awaitStandbysCaughtUp(group, moved, a, c) : -1;
+		long standbyLag = (group.strategy().standbys() > 0) ? group.awaitStandbysCaughtUp(moved, a, c) : -1;
 		Timeline timeline = new Timeline(Instant.now());
 		if (standbyLag >= 0) {
 			timeline.mark("standbys of b's tasks within " + standbyLag + " records of their changelogs");
@@ -92,34 +88,6 @@ final class ScaleDown implements Scenario {
 		}
 		return group.measure(moved, unmoved, timeline, to, restored,
 				Math.max(a.rebalancesSince(timeline.start()), c.rebalancesSince(timeline.start())));
-	}
-
-	/**
-	 * A standby is a fair baseline only once it has caught up: right after the load it is still restoring, and a
-	 * leave then promotes it half cold. Waits until each of b's tasks has a standby on a or c within the acceptable
-	 * lag, as Kafka's own assignor counts a warm-up caught up.
-	 * @return the largest lag of those standbys when they were
-	 */
-	private static long awaitStandbysCaughtUp(BenchmarkGroup group, Set<TaskId> moved, StreamsInstance... others) {
-		long acceptableLag = group.settings().acceptableLag();
-		AtomicLong largest = new AtomicLong();
-		await("standbys of b's tasks caught up").atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200))
-			.until(() -> {
-				long worst = 0;
-				for (TaskId task : moved) {
-					long lag = Long.MAX_VALUE;
-					for (StreamsInstance other : others) {
-						LagInfo info = other.kafkaStreams().allLocalStorePartitionLags()
-							.getOrDefault(CountingTopology.STORE, Map.of())
-							.get(task.partition());
-						lag = (info != null) ? Math.min(lag, info.offsetLag()) : lag;
-					}
-					worst = Math.max(worst, lag);
-				}
-				largest.set(worst);
-				return worst <= acceptableLag;
-			});
-		return largest.get();
 	}
 
 }
