@@ -151,10 +151,9 @@ final class AssignorScale {
 
 		@Override
 		public String toString() {
-			StringBuilder size = new StringBuilder(String.format(Locale.ROOT, "%,d tasks x %,d instances", this.tasks,
-					this.members));
+			StringBuilder size = new StringBuilder(count(this.tasks) + " tasks x " + count(this.members) + " instances");
 			if (this.threads > 1) {
-				size.append(String.format(Locale.ROOT, " x %,d threads", this.threads));
+				size.append(" x ").append(count(this.threads)).append(" threads");
 			}
 			size.append(switch (this.standbys) {
 				case 0 -> ", no standby";
@@ -165,6 +164,11 @@ final class AssignorScale {
 				size.append(", ").append(this.racks).append(" racks, placed rack-blind");
 			}
 			return size.toString();
+		}
+
+		/** Groups of digits apart, as the benchmarks page writes counts. */
+		private static String count(int value) {
+			return String.format(Locale.ROOT, "%,d", value).replace(',', ' ');
 		}
 
 	}

@@ -283,9 +283,11 @@ final class ControlTopicScale {
 		}
 
 		String row() {
+			// groups of digits apart, as the benchmarks page writes counts
 			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %d ms / %d ms | %.1f%% of a core |", this.members,
 					this.tasks, this.bytesWritten, this.bytesRead, this.medianUntilAllHaveIt.toMillis(),
-					this.maxUntilAllHaveIt.toMillis(), this.readerCpuShare * 100);
+					this.maxUntilAllHaveIt.toMillis(), this.readerCpuShare * 100)
+				.replace(',', ' ');
 		}
 
 	}
@@ -299,7 +301,8 @@ final class ControlTopicScale {
 
 		String row() {
 			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %,d ms |", this.members, this.tasks, this.generations,
-					this.records, this.read.toMillis());
+					this.records, this.read.toMillis())
+				.replace(',', ' ');
 		}
 
 	}

@@ -260,8 +260,9 @@ final class ReadmeTables {
 	}
 
 
+	/** Seconds to a tenth, below one second to a hundredth: a hand-over's 0.16 s is not rounded to 0.2 s. */
 	private static String seconds(long millis) {
-		return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+		return String.format(Locale.ROOT, (millis < 1000) ? "%.2f s" : "%.1f s", millis / 1000.0);
 	}
 
 	/** A count as the README writes one: groups of three digits apart. */

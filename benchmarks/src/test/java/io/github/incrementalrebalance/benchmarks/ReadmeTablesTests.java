@@ -35,9 +35,10 @@ class ReadmeTablesTests {
 	@Test
 	void aFigureTypedOverIsPutBackFromTheResults() {
 		String table = ReadmeTables.scaleDown(RESULTS);
-		String typedOver = "<!-- table: scale-down -->\n" + table.replaceFirst("\\| 0\\.4 s \\(", "| 0.2 s (")
+		// the first median stall in the table, whatever the results say, becomes one no run measured
+		String typedOver = "<!-- table: scale-down -->\n" + table.replaceFirst("\\| [0-9.]+ s \\(", "| 999.9 s (")
 				+ "<!-- end table -->";
-		assertThat(typedOver).as("the figure to type over").contains("| 0.2 s (");
+		assertThat(typedOver).as("the figure to type over").contains("| 999.9 s (");
 		assertThat(ReadmeTables.rewrite(typedOver, RESULTS))
 			.isEqualTo("<!-- table: scale-down -->\n" + table + "<!-- end table -->");
 	}
