@@ -82,7 +82,7 @@ class AvailabilityBenchmark {
 	}
 
 	private void run(Scenario scenario, List<Strategy> strategies, BenchmarkGroup.Settings settings) {
-		Rounds.run(scenario, strategies, settings, settings.describe(), broker, this.stateRoot);
+		Rounds.run(scenario, Strategy.chosen(strategies), settings, settings.describe(), broker, this.stateRoot);
 	}
 
 }

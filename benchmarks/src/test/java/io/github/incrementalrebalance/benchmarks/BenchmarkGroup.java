@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
@@ -38,6 +39,8 @@ final class BenchmarkGroup implements AutoCloseable {
 
 	/** The pause between two rounds of markers: the benchmarks' stalls are measured to within it. */
 	private static final Duration MARKER_INTERVAL = Duration.ofMillis(50);
+
+	private static final String STREAMS_OVERRIDE = "benchmark.streams.";
 
 	private final CountingApplication application;
 
@@ -182,6 +185,7 @@ final class BenchmarkGroup implements AutoCloseable {
 		}
 		launcher.property(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
 			.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, settings.acceptableLag());
+		streamsOverrides().forEach(launcher::property);
 		if (strategy.isStreamsProtocol()) {
 			// standbys and heartbeats are the group's configs there (streamsGroupConfig), the rest is the broker's
 			return launcher.property(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
@@ -221,6 +225,21 @@ final class BenchmarkGroup implements AutoCloseable {
 				"streams.heartbeat.interval.ms", settings.kafkaGroupTimings() ? "5000" : "1000",
 				"streams.session.timeout.ms", settings.kafkaGroupTimings() ? "45000" : "6000");
 		broker.configureGroup(groupId, configs);
+	}
+
+	/**
+	 * Kafka Streams settings a run puts on every instance of every strategy, for an experiment side by side:
+	 * {@code -Dbenchmark.streams.poll.ms=100} sets {@code poll.ms}.
+	 * @return the settings, by key
+	 */
+	static Map<String, String> streamsOverrides() {
+		Map<String, String> overrides = new TreeMap<>();
+		System.getProperties()
+			.stringPropertyNames()
+			.stream()
+			.filter((name) -> name.startsWith(STREAMS_OVERRIDE))
+			.forEach((name) -> overrides.put(name.substring(STREAMS_OVERRIDE.length()), System.getProperty(name)));
+		return overrides;
 	}
 
 	/**
@@ -277,7 +296,8 @@ final class BenchmarkGroup implements AutoCloseable {
 					+ "heartbeat/session %s, exactly-once", this.partitions, this.keysPerTask,
 					(this.restoreRate > 0) ? String.format("throttled to %,d records/s", this.restoreRate)
 							: "unthrottled",
-					this.acceptableLag, this.kafkaGroupTimings ? "3 s/45 s (Kafka's defaults)" : "500 ms/6 s");
+					this.acceptableLag, this.kafkaGroupTimings ? "3 s/45 s (Kafka's defaults)" : "500 ms/6 s")
+					+ (streamsOverrides().isEmpty() ? "" : ", with " + streamsOverrides());
 		}
 
 	}

@@ -66,6 +66,27 @@ enum Strategy {
 		return Arrays.stream(values()).filter((strategy) -> strategy.streamsProtocol).toList();
 	}
 
+	/**
+	 * The strategies a run compares: all of a scenario's, or those {@code -Dbenchmark.strategies} names (ids, comma
+	 * separated), for an experiment on one of them.
+	 * @param strategies the scenario's
+	 * @return those to run, in the scenario's order
+	 * @throws IllegalArgumentException naming the scenario's ids when a name is none of them
+	 */
+	static List<Strategy> chosen(List<Strategy> strategies) {
+		String names = System.getProperty("benchmark.strategies", "").strip();
+		if (names.isEmpty()) {
+			return strategies;
+		}
+		List<String> ids = strategies.stream().map(Strategy::id).toList();
+		List<String> asked = Arrays.stream(names.split(",")).map(String::strip).toList();
+		asked.stream().filter((name) -> !ids.contains(name)).findFirst().ifPresent((name) -> {
+			throw new IllegalArgumentException(
+					"-Dbenchmark.strategies names '" + name + "', which this scenario does not run; it runs " + ids);
+		});
+		return strategies.stream().filter((strategy) -> asked.contains(strategy.id())).toList();
+	}
+
 	boolean isStreamsProtocol() {
 		return this.streamsProtocol;
 	}
