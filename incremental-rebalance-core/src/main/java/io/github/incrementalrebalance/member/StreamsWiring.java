@@ -37,7 +37,8 @@ final class StreamsWiring {
 	 * {@code poll.ms} unless the application set it. A stream thread whose task was just assigned or restored only
 	 * sees so when its poll returns, and an idle thread rejoins a rebalance only then: at Kafka's 100 ms both waited
 	 * behind a poll of partitions with nothing new, a third to a half of a drained hand-over's stall. The price is an
-	 * idle stream thread waking ten times as often.
+	 * idle stream thread waking ten times as often and, in the steady-state benchmark, about 4 % of a backlog's
+	 * throughput.
 	 */
 	static final int POLL_MS = 10;
 
