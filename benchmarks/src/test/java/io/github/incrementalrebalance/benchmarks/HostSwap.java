@@ -53,7 +53,8 @@ final class HostSwap implements Scenario {
 		await("c and d run every task").atMost(Duration.ofMinutes(10))
 			.until(() -> StreamsInstance.allRunning(c, d)
 					&& StreamsInstance.activeTasksOf(c, d).size() == group.settings().partitions()
-					&& group.gapMeter().allProcessedSince(all, Instant.now().minusMillis(300)));
+					&& group.gapMeter()
+						.allProcessedOnSince(all, List.of(c.name(), d.name()), Instant.now().minusMillis(300)));
 
 		Instant to = Instant.now();
 		timeline.read(to, group.gapMeter(), all, List.of(a, b), a, b, c, d);

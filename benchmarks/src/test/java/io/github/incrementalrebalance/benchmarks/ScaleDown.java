@@ -76,7 +76,8 @@ final class ScaleDown implements Scenario {
 		await("a and c run every task").atMost(Duration.ofMinutes(10))
 			.until(() -> StreamsInstance.allRunning(a, c)
 					&& StreamsInstance.activeTasksOf(a, c).size() == group.settings().partitions()
-					&& group.gapMeter().allProcessedSince(moved, Instant.now().minusMillis(300)));
+					&& group.gapMeter()
+						.allProcessedOnSince(moved, List.of(a.name(), c.name()), Instant.now().minusMillis(300)));
 
 		Instant to = Instant.now();
 		timeline.read(to, group.gapMeter(), moved, List.of(b), a, b, c);

@@ -38,7 +38,8 @@ final class ScaleUp implements Scenario {
 		await("c runs its share").atMost(Duration.ofMinutes(10))
 			.until(() -> StreamsInstance.allRunning(a, b, c) && c.activeTasks().size() >= partitions / 3
 					&& StreamsInstance.activeTasksOf(a, b, c).size() == partitions
-					&& group.gapMeter().allProcessedSince(c.activeTasks(), Instant.now().minusMillis(300)));
+					&& group.gapMeter()
+						.allProcessedOnSince(c.activeTasks(), List.of(c.name()), Instant.now().minusMillis(300)));
 
 		Set<TaskId> moved = c.activeTasks();
 		Set<TaskId> unmoved = new HashSet<>(all);

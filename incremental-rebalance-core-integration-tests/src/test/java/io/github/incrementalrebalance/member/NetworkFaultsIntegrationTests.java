@@ -38,8 +38,11 @@ class NetworkFaultsIntegrationTests {
 	/** Longer than the members' session timeout: a member cut off this long is out of the group. */
 	private static final Duration LONG_CUT = SESSION.multipliedBy(2);
 
-	/** The latency a slow link adds each way. */
-	private static final Duration SLOW_LINK = Duration.ofSeconds(1);
+	/**
+	 * The latency a slow link adds each way: enough that the answer to a leave through the slowed leader takes longer
+	 * than 10 s (9.7 s at a second each way once stream threads polled for 10 ms).
+	 */
+	private static final Duration SLOW_LINK = Duration.ofMillis(1500);
 
 	@RegisterExtension
 	static final KafkaBroker broker = KafkaBroker.withFaultProxy();

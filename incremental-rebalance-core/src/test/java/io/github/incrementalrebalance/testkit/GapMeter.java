@@ -140,6 +140,20 @@ public final class GapMeter {
 	}
 
 	/**
+	 * Whether every task processed a marker on one of some instances after a moment: where tasks moved, that their new
+	 * owners run them, which the old owner's last markers cannot answer for.
+	 * @param tasks the tasks
+	 * @param instances the instances' names
+	 * @param after the moment
+	 * @return true when each processed at least one there
+	 */
+	public boolean allProcessedOnSince(Collection<TaskId> tasks, Collection<String> instances, Instant after) {
+		return tasks.stream()
+			.allMatch((task) -> markers(task).stream()
+				.anyMatch((m) -> instances.contains(m.instance()) && m.at().isAfter(after)));
+	}
+
+	/**
 	 * When an instance last processed a marker of a task in a window: where a task that moved stopped.
 	 * @param task the task
 	 * @param instance the instance
