@@ -151,9 +151,10 @@ final class AssignorScale {
 
 		@Override
 		public String toString() {
-			StringBuilder size = new StringBuilder(count(this.tasks) + " tasks x " + count(this.members) + " instances");
+			StringBuilder size = new StringBuilder(ReadmeTables.grouped(this.tasks) + " tasks x "
+					+ ReadmeTables.grouped(this.members) + " instances");
 			if (this.threads > 1) {
-				size.append(" x ").append(count(this.threads)).append(" threads");
+				size.append(" x ").append(ReadmeTables.grouped(this.threads)).append(" threads");
 			}
 			size.append(switch (this.standbys) {
 				case 0 -> ", no standby";
@@ -164,11 +165,6 @@ final class AssignorScale {
 				size.append(", ").append(this.racks).append(" racks, placed rack-blind");
 			}
 			return size.toString();
-		}
-
-		/** Groups of digits apart, as the benchmarks page writes counts. */
-		private static String count(int value) {
-			return String.format(Locale.ROOT, "%,d", value).replace(',', ' ');
 		}
 
 	}

@@ -292,12 +292,13 @@ final class BenchmarkGroup implements AutoCloseable {
 		}
 
 		String describe() {
+			Map<String, String> overrides = streamsOverrides();
 			return String.format("%d tasks, %,d records of state per task, restores %s, acceptable.recovery.lag %d, "
 					+ "heartbeat/session %s, exactly-once", this.partitions, this.keysPerTask,
 					(this.restoreRate > 0) ? String.format("throttled to %,d records/s", this.restoreRate)
 							: "unthrottled",
 					this.acceptableLag, this.kafkaGroupTimings ? "3 s/45 s (Kafka's defaults)" : "500 ms/6 s")
-					+ (streamsOverrides().isEmpty() ? "" : ", with " + streamsOverrides());
+					+ (overrides.isEmpty() ? "" : ", with " + overrides);
 		}
 
 	}

@@ -283,11 +283,10 @@ final class ControlTopicScale {
 		}
 
 		String row() {
-			// groups of digits apart, as the benchmarks page writes counts
-			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %d ms / %d ms | %.1f%% of a core |", this.members,
-					this.tasks, this.bytesWritten, this.bytesRead, this.medianUntilAllHaveIt.toMillis(),
-					this.maxUntilAllHaveIt.toMillis(), this.readerCpuShare * 100)
-				.replace(',', ' ');
+			return String.format(Locale.ROOT, "| %d | %s | %s | %s | %d ms / %d ms | %.1f%% of a core |", this.members,
+					ReadmeTables.grouped(this.tasks), ReadmeTables.grouped(this.bytesWritten),
+					ReadmeTables.grouped(this.bytesRead), this.medianUntilAllHaveIt.toMillis(),
+					this.maxUntilAllHaveIt.toMillis(), this.readerCpuShare * 100);
 		}
 
 	}
@@ -300,9 +299,9 @@ final class ControlTopicScale {
 		}
 
 		String row() {
-			return String.format(Locale.ROOT, "| %d | %,d | %,d | %,d | %,d ms |", this.members, this.tasks, this.generations,
-					this.records, this.read.toMillis())
-				.replace(',', ' ');
+			return String.format(Locale.ROOT, "| %d | %s | %s | %s | %s ms |", this.members,
+					ReadmeTables.grouped(this.tasks), ReadmeTables.grouped(this.generations),
+					ReadmeTables.grouped(this.records), ReadmeTables.grouped(this.read.toMillis()));
 		}
 
 	}

@@ -96,8 +96,8 @@ final class ReadmeTables {
 				(slow, fast) -> secondsSpread(slow, "untilDoneMs") + " | " + secondsSpread(fast, "untilDoneMs") + " | "
 						+ medianSeconds(slow, "movedStallMs") + " / " + medianSeconds(fast, "movedStallMs") + " | "
 						+ medianSeconds(slow, "otherStallMs") + " / " + medianSeconds(fast, "otherStallMs") + " | "
-						+ records(ResultsJson.median(values(slow, "restoredAtPromotion"))) + " / "
-						+ records(ResultsJson.median(values(fast, "restoredAtPromotion"))));
+						+ grouped(ResultsJson.median(values(slow, "restoredAtPromotion"))) + " / "
+						+ grouped(ResultsJson.median(values(fast, "restoredAtPromotion"))));
 	}
 
 	/**
@@ -220,7 +220,7 @@ final class ReadmeTables {
 	/** Three significant figures at most, in the README's groups of digits: {@code 98.3 ms}, {@code 228 999 ms}. */
 	private static String millis(Duration duration) {
 		double millis = duration.toNanos() / 1_000_000.0;
-		return ((millis < 100) ? String.format(Locale.ROOT, "%.1f", millis) : records(Math.round(millis))) + " ms";
+		return ((millis < 100) ? String.format(Locale.ROOT, "%.1f", millis) : grouped(Math.round(millis))) + " ms";
 	}
 
 	private static String times(double ratio) {
@@ -246,9 +246,9 @@ final class ReadmeTables {
 
 	private static String recordsSpread(List<JsonNode> rounds, String field) {
 		List<Long> sorted = values(rounds, field);
-		String median = records(ResultsJson.median(sorted));
+		String median = grouped(ResultsJson.median(sorted));
 		return (sorted.size() == 1) ? median
-				: median + " (" + records(sorted.get(0)) + "-" + records(sorted.get(sorted.size() - 1)) + ")";
+				: median + " (" + grouped(sorted.get(0)) + "-" + grouped(sorted.get(sorted.size() - 1)) + ")";
 	}
 
 	private static Map<String, List<JsonNode>> allByStrategy(Path file) {
@@ -265,8 +265,8 @@ final class ReadmeTables {
 		return String.format(Locale.ROOT, (millis < 1000) ? "%.2f s" : "%.1f s", millis / 1000.0);
 	}
 
-	/** A count as the README writes one: groups of three digits apart. */
-	private static String records(long count) {
+	/** A count as the benchmarks page writes one: groups of three digits apart. */
+	static String grouped(long count) {
 		return String.format(Locale.ROOT, "%,d", count).replace(',', ' ');
 	}
 
