@@ -143,7 +143,8 @@ class LearnerPlannerProperties {
 				new Sample(11, 2, 2, 2, 2.0, 0, -39088169, null),
 				new Sample(3, 3, 4, 3, 1.0, 0, -3950242362L, null, true),
 				new Sample(5, 192, 3, 3, 1.0, 0, -1028305908, null, true),
-				new Sample(5, 8, 4, 2, 1.0, 0, -7991, null, true));
+				new Sample(5, 8, 4, 2, 1.0, 0, -7991, null, true),
+				new Sample(21, 9, 2, 3, 1.0, 3, -2058, null));
 		for (Sample sample : samples) {
 			Random random = new Random(sample.seed());
 			settles(random, Scenario.random(random, sample.members(), sample.tasks(), sample.maxThreads(),
