@@ -143,20 +143,25 @@ final class CostPlacement {
 				break;
 			}
 			// the cheapest placement within the shares leaves the bucket outside the factor: a member that ends the
-			// most loaded gains no task, one that ends the least loaded loses none, and look again (pinning both
-			// bounds would also keep the others from making up for them, as a swap does)
+			// least loaded loses no task, and look again; only when none does, a member that ends the most loaded
+			// gains none. Pinning that side at once bars every member a task would make as loaded as the heaviest,
+			// which among one-thread members is any member taking one: the next as cheap took the task, and the
+			// round after, the first, its learner re-placed every round (pinning both bounds of a member would also
+			// keep the others from making up for it, as a swap does)
 			double max = candidates.stream().mapToDouble((member) -> after.load(member.processId())).max().orElse(0);
 			double min = candidates.stream().mapToDouble((member) -> after.load(member.processId())).min().orElse(0);
 			int[] ends = countsAfter(count, owner, placed);
 			boolean pinned = false;
 			for (int i = 0; i < count.length; i++) {
-				double load = after.load(candidates.get(i).processId());
-				if (load >= max - 1e-9 && ends[i] > count[i]) {
-					high[i] = count[i];
+				if (after.load(candidates.get(i).processId()) <= min + 1e-9 && ends[i] < count[i]) {
+					low[i] = count[i];
 					pinned = true;
 				}
-				if (load <= min + 1e-9 && ends[i] < count[i]) {
-					low[i] = count[i];
+			}
+			boolean leastPinned = pinned;
+			for (int i = 0; i < count.length && !leastPinned; i++) {
+				if (after.load(candidates.get(i).processId()) >= max - 1e-9 && ends[i] > count[i]) {
+					high[i] = count[i];
 					pinned = true;
 				}
 			}
