@@ -115,7 +115,9 @@ class LearnerPlannerProperties {
 	 * {@code min_traffic}: the cost step, looking again for a placement within the factor, pinned both bounds of the
 	 * members it blamed and stateless tasks went back and forth between two rounds; balancing moved two tasks out of
 	 * their racks onto empty members with two threads, and the cost step put them back, on a bucket outside the
-	 * factor. Without racks: a drain's target chosen for its stale state before its load, which balancing then moved
+	 * factor; the cost step, its cheapest placement outside the factor, barred every member a task made as loaded as
+	 * the heaviest, and a learner went back and forth between two one-thread members, a round lost each time (21
+	 * members, 9 tasks). Without racks: a drain's target chosen for its stale state before its load, which balancing then moved
 	 * again, one round late (11 members, 2 tasks). Weighed by state size: a drain's task placed on a warm member,
 	 * then swapped by balancing with a bigger one, two phases for three moves (3 members, 3 tasks; the bound counts
 	 * the swap's two links); a member with a learner gave tasks away, and its learner, ready or nearly, was re-placed
