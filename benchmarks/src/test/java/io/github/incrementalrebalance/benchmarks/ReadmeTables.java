@@ -1,5 +1,8 @@
 package io.github.incrementalrebalance.benchmarks;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +15,8 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import tools.jackson.databind.JsonNode;
 
@@ -36,11 +41,29 @@ final class ReadmeTables {
 			"`streams-standby` (close + one caught-up standby per task)", "streams-drain",
 			"`streams-drain` (hands over once both others hold a ready standby)");
 
-	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.of("scale-down",
-			ReadmeTables::scaleDown, "scale-up", ReadmeTables::scaleUp, "host-swap", ReadmeTables::hostSwap,
-			"streams-scale-down", ReadmeTables::streamsScaleDown, "rack-cost", ReadmeTables::rackCost,
-			"assignor-scale", ReadmeTables::assignorScale, "control-topic-scale", ReadmeTables::controlTopicScale,
-			"control-topic-history", ReadmeTables::controlTopicHistory));
+	/** The chaos run the benchmarks page tables: 50 events without network faults, at 500 ms heartbeats. */
+	static final String CHAOS = "chaos-50-events-500ms.json";
+
+	/** The chaos run with network faults at Kafka's default group timings. */
+	static final String CHAOS_FAULTS = "chaos-faults-100-events-kafka-defaults.json";
+
+	/** The chaos run on three brokers, with network faults and broker bounces, at Kafka's default group timings. */
+	static final String CHAOS_THREE_BROKERS = "chaos-three-brokers-faults-100-events-kafka-defaults.json";
+
+	/** The chaos run's event kinds as the tables name them, in the order they list them. */
+	private static final Map<String, String> CHAOS_EVENTS = chaosEvents();
+
+	private static final Map<String, Function<Path, String>> TABLES = new TreeMap<>(Map.ofEntries(
+			Map.entry("scale-down", ReadmeTables::scaleDown), Map.entry("scale-up", ReadmeTables::scaleUp),
+			Map.entry("host-swap", ReadmeTables::hostSwap),
+			Map.entry("streams-scale-down", ReadmeTables::streamsScaleDown),
+			Map.entry("rack-cost", ReadmeTables::rackCost), Map.entry("assignor-scale", ReadmeTables::assignorScale),
+			Map.entry("control-topic-scale", ReadmeTables::controlTopicScale),
+			Map.entry("control-topic-history", ReadmeTables::controlTopicHistory),
+			Map.entry("state-size", ReadmeTables::stateSize), Map.entry("scale-out", ReadmeTables::scaleOut),
+			Map.entry("chaos", (results) -> chaos(results.resolve(CHAOS))),
+			Map.entry("chaos-faults", (results) -> chaos(results.resolve(CHAOS_FAULTS))),
+			Map.entry("chaos-three-brokers", (results) -> chaos(results.resolve(CHAOS_THREE_BROKERS)))));
 
 	private ReadmeTables() {
 	}
@@ -150,6 +173,150 @@ final class ReadmeTables {
 				+ " | " + rounds.size() + " | " + secondsSpread(rounds, "movedStallMs") + " | "
 				+ recordsSpread(rounds, "restoredAtPromotion") + " |"));
 		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * The scale-down's state-size sweep at Kafka's timings: per size of state, each strategy's median stall of the
+	 * leaving instance's tasks with its range over the rounds, and how many times longer a real leave-group stalls
+	 * them than the learners.
+	 */
+	static String stateSize(Path results) {
+		Map<Long, Map<String, List<JsonNode>>> bySize = new TreeMap<>();
+		try (Stream<Path> files = Files.list(results)) {
+			files.filter((file) -> file.getFileName().toString().matches("state-size-[0-9]+-kafka\\.json"))
+				.forEach((file) -> bySize.put(ResultsJson.readTree(file).get("keysPerTask").asLong(),
+						allByStrategy(file)));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		List<String> rows = new ArrayList<>(List.of("| records of state per task | rounds | `kafka-tuned` (real "
+				+ "leave-group) | `kafka-standby` (one caught-up standby per task) | `learner-conservative` | records "
+				+ "restored at promotion, median: tuned / standby / learners | a real leave-group's stall over the "
+				+ "learners' |", "|---|---|---|---|---|---|---|"));
+		bySize.forEach((size, runs) -> {
+			List<JsonNode> tuned = runs.get("kafka-tuned");
+			List<JsonNode> standby = runs.get("kafka-standby");
+			List<JsonNode> learners = runs.get("learner-conservative");
+			double over = ResultsJson.median(values(tuned, "movedStallMs"))
+					/ (double) ResultsJson.median(values(learners, "movedStallMs"));
+			rows.add("| " + grouped(size) + " | " + learners.size() + " | " + secondsSpread(tuned, "movedStallMs")
+					+ " | " + secondsSpread(standby, "movedStallMs") + " | " + secondsSpread(learners, "movedStallMs")
+					+ " | " + grouped(ResultsJson.median(values(tuned, "restoredAtPromotion"))) + " / "
+					+ grouped(ResultsJson.median(values(standby, "restoredAtPromotion"))) + " / "
+					+ grouped(ResultsJson.median(values(learners, "restoredAtPromotion"))) + " | " + times(over) + " |");
+		});
+		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * The scale-outs: per scale-out and strategy, the tasks moved against the fewest that even the shares out, the
+	 * old instances' rebalances, the time until every instance runs its share and the moved tasks' stall, medians
+	 * with their range over the rounds.
+	 */
+	static String scaleOut(Path results) {
+		List<String> rows = new ArrayList<>(List.of("| scale-out | strategy | rounds | tasks moved, median (the fewest "
+				+ "that even the shares out) | rebalances of an old instance, median | until balanced, median (range) | "
+				+ "stall of the moved tasks, median (range) | records restored at promotion, median |",
+				"|---|---|---|---|---|---|---|---|"));
+		for (String scaleOut : List.of("3-4", "4-6")) {
+			Path file = results.resolve("scale-out-" + scaleOut + "-kafka.json");
+			Matcher tasks = Pattern.compile("^(\\d+) tasks").matcher(ResultsJson.readTree(file).get("settings").asString());
+			if (!tasks.find()) {
+				throw new IllegalStateException(file + " does not say how many tasks it ran");
+			}
+			String[] counts = scaleOut.split("-");
+			int before = Integer.parseInt(counts[0]);
+			int after = Integer.parseInt(counts[1]);
+			int fewest = Integer.parseInt(tasks.group(1)) / after * (after - before);
+			allByStrategy(file).forEach((strategy, rounds) -> rows.add("| " + before + " -> " + after + " | `"
+					+ strategy + "` | " + rounds.size() + " | " + ResultsJson.median(values(rounds, "tasksMoved")) + " ("
+					+ fewest + ") | " + ResultsJson.median(values(rounds, "rebalances")) + " | "
+					+ secondsSpread(rounds, "untilDoneMs") + " | " + secondsSpread(rounds, "movedStallMs") + " | "
+					+ grouped(ResultsJson.median(values(rounds, "restoredAtPromotion"))) + " |"));
+		}
+		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * A chaos run's report: what it ran and found in a line, then per kind of event how many it applied, the
+	 * longest stall of any task per event (p50, p99 and max over those events), the records restored at promotion in
+	 * all of them, the rebalances per event and how the leaves ended.
+	 */
+	static String chaos(Path file) {
+		JsonNode report = ResultsJson.readTree(file);
+		Map<String, List<JsonNode>> byKind = new TreeMap<>();
+		report.get("eventLog").forEach((event) -> byKind.computeIfAbsent(event.get("kind").asString(),
+				(kind) -> new ArrayList<>()).add(event));
+		JsonNode commit = report.get("commit");
+		List<String> rows = new ArrayList<>(List.of("Seed " + report.get("seed").asLong() + ", "
+				+ report.get("events").asInt() + " events, heartbeat " + grouped(report.get("heartbeatMs").asLong())
+				+ " ms, session " + grouped(report.get("sessionMs").asLong()) + " ms"
+				+ ((commit != null) ? ", at " + commit.asString().substring(0, 7) : ", before reports carried a commit")
+				+ ": " + report.get("lost").asLong() + " records lost, " + report.get("duplicated").asLong()
+				+ " duplicated, settled after " + report.get("converged").asInt() + " of " + report.get("events").asInt()
+				+ " events, " + report.get("unaskedLeaves").asInt() + " unasked leaves; the leaves ended "
+				+ counts(report.get("outcomes")) + ".", "", "| event | count | longest stall of any task per event, "
+						+ "p50 / p99 / max | records restored at promotion, all its events | rebalances per event, "
+						+ "median | the leaves |", "|---|---|---|---|---|---|"));
+		List<String> kinds = new ArrayList<>(CHAOS_EVENTS.keySet());
+		byKind.keySet().stream().filter((kind) -> !CHAOS_EVENTS.containsKey(kind)).forEach(kinds::add);
+		for (String kind : kinds) {
+			List<JsonNode> events = byKind.get(kind);
+			if (events == null) {
+				continue;
+			}
+			JsonNode stall = report.get("stallMs").get(kind);
+			Map<String, Integer> outcomes = new TreeMap<>();
+			events.forEach((event) -> event.get("outcomes")
+				.forEach((outcome) -> outcomes.merge(outcome.get("outcome").asString(), 1, Integer::sum)));
+			rows.add("| " + CHAOS_EVENTS.getOrDefault(kind, "`" + kind + "`") + " | " + events.size() + " | "
+					+ seconds(stall.get("p50").asLong()).replace(" s", "") + " / "
+					+ seconds(stall.get("p99").asLong()).replace(" s", "") + " / " + seconds(stall.get("max").asLong())
+					+ " | " + grouped(report.get("restoredAtPromotion").get(kind).asLong()) + " | "
+					+ ResultsJson.median(events.stream().map((event) -> event.get("rebalances").asLong()).toList())
+					+ " | " + (outcomes.isEmpty() ? "-" : outcomes.entrySet().stream()
+						.map((outcome) -> outcome.getKey() + " " + outcome.getValue())
+						.collect(Collectors.joining(", "))) + " |");
+		}
+		return String.join("\n", rows) + "\n";
+	}
+
+	private static String counts(JsonNode counts) {
+		List<String> parts = new ArrayList<>();
+		counts.properties().forEach((count) -> parts.add(count.getKey() + " " + count.getValue().asInt()));
+		return String.join(", ", parts);
+	}
+
+	private static Map<String, String> chaosEvents() {
+		Map<String, String> events = new LinkedHashMap<>();
+		events.put("leave", "`leave` (no deadline)");
+		events.put("leave-with-deadline", "`leave-with-deadline` (3 min)");
+		events.put("leave-twice", "`leave-twice` (asked again while leaving)");
+		events.put("leave-then-cancel", "`leave-then-cancel`");
+		events.put("host-swap", "`host-swap` (1-2 new, then as many old leave at once)");
+		events.put("start", "`start`");
+		events.put("restart", "`restart` (SIGTERM, started again in place; a leave for the start before: ignored)");
+		events.put("leave-gone", "`leave-gone` (a leave for a start that is gone: ignored)");
+		events.put("control-cut-during-drain", "`control-cut-during-drain` (every control client cut 20 s)");
+		events.put("leave-and-cancel-during-control-cut",
+				"`leave-and-cancel-during-control-cut` (both written during a 20 s cut)");
+		events.put("slow-call-during-leave",
+				"`slow-call-during-leave` (another member's stream thread stuck 15 s: its own tasks stall)");
+		events.put("slow-leader-during-leave", "`slow-leader-during-leave` (a second each way)");
+		events.put("short-cut-during-drain",
+				"`short-cut-during-drain` (another member cut off half its session: its own tasks stall)");
+		events.put("cut-during-drain",
+				"`cut-during-drain` (another member cut off past its session: its own tasks restore)");
+		events.put("broker-bounce-during-drain", "`broker-bounce-during-drain` (the control topic's leader stopped 20 s)");
+		events.put("coordinator-bounce-during-drain", "`coordinator-bounce-during-drain` (the group's coordinator stopped 20 s)");
+		events.put("leave-with-short-deadline", "`leave-with-short-deadline` (300 ms: forced)");
+		events.put("close", "`close` (SIGTERM: a plain leave)");
+		events.put("kill", "`kill` (`kill -9`)");
+		events.put("kill-leader", "`kill-leader`");
+		events.put("kill-during-drain",
+				"`kill-during-drain` (the leaver still drained; the killed member's tasks restore)");
+		return events;
 	}
 
 	/**

@@ -47,8 +47,9 @@ class ReadmeTablesTests {
 	void aTableOfAnUnknownNameIsRefusedNamingTheKnownOnes() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ReadmeTables.rewrite("<!-- table: rolling -->\n<!-- end table -->", RESULTS))
-			.withMessage("no table named 'rolling'; known: [assignor-scale, control-topic-history, "
-					+ "control-topic-scale, host-swap, rack-cost, scale-down, scale-up, streams-scale-down]");
+			.withMessage("no table named 'rolling'; known: [assignor-scale, chaos, chaos-faults, chaos-three-brokers, "
+					+ "control-topic-history, control-topic-scale, host-swap, rack-cost, scale-down, scale-out, "
+					+ "scale-up, state-size, streams-scale-down]");
 	}
 
 }
