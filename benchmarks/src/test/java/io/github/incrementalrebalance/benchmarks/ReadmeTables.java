@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +61,7 @@ final class ReadmeTables {
 			Map.entry("rack-cost", ReadmeTables::rackCost), Map.entry("assignor-scale", ReadmeTables::assignorScale),
 			Map.entry("control-topic-scale", ReadmeTables::controlTopicScale),
 			Map.entry("control-topic-history", ReadmeTables::controlTopicHistory),
-			Map.entry("state-size", ReadmeTables::stateSize), Map.entry("scale-out", ReadmeTables::scaleOut),
+			Map.entry("hand-over-steps", ReadmeTables::handOverSteps), Map.entry("state-size", ReadmeTables::stateSize), Map.entry("scale-out", ReadmeTables::scaleOut),
 			Map.entry("chaos", (results) -> chaos(results.resolve(CHAOS))),
 			Map.entry("chaos-faults", (results) -> chaos(results.resolve(CHAOS_FAULTS))),
 			Map.entry("chaos-three-brokers", (results) -> chaos(results.resolve(CHAOS_THREE_BROKERS)))));
@@ -173,6 +174,71 @@ final class ReadmeTables {
 				+ " | " + rounds.size() + " | " + secondsSpread(rounds, "movedStallMs") + " | "
 				+ recordsSpread(rounds, "restoredAtPromotion") + " |"));
 		return String.join("\n", rows) + "\n";
+	}
+
+	/**
+	 * Where the moved tasks' stall of a drain goes: the conservative drain's median round at Kafka's timings, its
+	 * timeline cut at the steps of a hand-over, each step's time from the one before (a step its timeline has before
+	 * the one before counts nothing). Offsets are from the leave request.
+	 */
+	static String handOverSteps(Path results) {
+		List<JsonNode> rounds = new ArrayList<>(allByStrategy(results.resolve("scale-down-kafka.json"))
+			.get("learner-conservative"));
+		rounds.sort(Comparator.comparingLong((round) -> round.get("movedStallMs").asLong()));
+		JsonNode median = rounds.get(rounds.size() / 2);
+		Map<String, Long> at = new LinkedHashMap<>();
+		median.get("timeline").forEach((step) -> at.merge(step.get("name").asString(), step.get("atMs").asLong(),
+				Math::max));
+		String leaver = at.keySet().stream().filter((name) -> name.endsWith(" leaving")).findFirst()
+			.map((name) -> name.substring(0, name.indexOf(' ')))
+			.orElseThrow(() -> new IllegalStateException("the median round's timeline has no leaving instance"));
+		long lastOnOld = required(at, "moved tasks' last record on their old owner");
+		List<JsonNode> afterLast = new ArrayList<>();
+		median.get("timeline").forEach((step) -> {
+			if (step.get("atMs").asLong() >= lastOnOld) {
+				afterLast.add(step);
+			}
+		});
+		long roundBegins = afterLast.stream().filter((step) -> step.get("name").asString().endsWith(" rebalancing"))
+			.mapToLong((step) -> step.get("atMs").asLong()).min()
+			.orElseThrow(() -> new IllegalStateException("no rebalance after the moved tasks' last record"));
+		long drained = required(at, leaver + " drained");
+		long closed = required(at, leaver + " closed");
+		long read = at.entrySet().stream().filter((step) -> step.getKey().startsWith(leaver + " out of the group"))
+			.mapToLong(Map.Entry::getValue).findFirst()
+			.orElseThrow(() -> new IllegalStateException("no survivor read " + leaver + "'s end"));
+		long running = afterLast.stream().filter((step) -> step.get("atMs").asLong() >= Math.min(read, closed))
+			.filter((step) -> step.get("name").asString().endsWith(" running")
+					&& !step.get("name").asString().startsWith(leaver + " "))
+			.mapToLong((step) -> step.get("atMs").asLong()).max()
+			.orElseThrow(() -> new IllegalStateException("no survivor ran after " + leaver + "'s end"));
+		long firstOnNew = required(at, "moved tasks' first record on their new owner (the last of them)");
+		List<String> rows = new ArrayList<>(List.of("| step | at | share of the moved tasks' "
+				+ median.get("movedStallMs").asLong() + " ms stall |", "|---|---|---|"));
+		long[] previous = { lastOnOld };
+		BiFunction<String, Long, String> row = (step, when) -> {
+			long share = Math.max(0, when - previous[0]);
+			previous[0] = Math.max(previous[0], when);
+			return "| " + step + " | +" + String.format(Locale.ROOT, "%.3f", when / 1000.0) + " s | " + share + " ms |";
+		};
+		rows.add(row.apply("learners ready; the hand-over round begins (the leaver's last record at +"
+				+ String.format(Locale.ROOT, "%.3f", lastOnOld / 1000.0) + " s)", roundBegins));
+		rows.add(row.apply("hand-over decided (" + leaver + " drained)", drained));
+		rows.add(row.apply("Kafka Streams closed on the leaver (its last commit under exactly-once, its LeaveGroup)",
+				closed));
+		rows.add(row.apply("its end read by a survivor, which rejoins at once", read));
+		rows.add(row.apply("the survivors' JoinGroup and SyncGroup, then the last moved task made active", running));
+		rows.add(row.apply("first record of the moved tasks on their new owners (a fetch past the leaver's "
+				+ "transaction marker)", firstOnNew));
+		return String.join("\n", rows) + "\n";
+	}
+
+	private static long required(Map<String, Long> at, String step) {
+		Long when = at.get(step);
+		if (when == null) {
+			throw new IllegalStateException("the median round's timeline has no step '" + step + "'");
+		}
+		return when;
 	}
 
 	/**

@@ -48,8 +48,8 @@ class ReadmeTablesTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ReadmeTables.rewrite("<!-- table: rolling -->\n<!-- end table -->", RESULTS))
 			.withMessage("no table named 'rolling'; known: [assignor-scale, chaos, chaos-faults, chaos-three-brokers, "
-					+ "control-topic-history, control-topic-scale, host-swap, rack-cost, scale-down, scale-out, "
-					+ "scale-up, state-size, streams-scale-down]");
+					+ "control-topic-history, control-topic-scale, hand-over-steps, host-swap, rack-cost, scale-down, "
+					+ "scale-out, scale-up, state-size, streams-scale-down]");
 	}
 
 }
