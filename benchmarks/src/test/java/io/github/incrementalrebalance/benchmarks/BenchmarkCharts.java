@@ -19,7 +19,6 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
-import tools.jackson.databind.JsonNode;
 
 /**
  * Draws the README's charts from result files ({@link ResultsJson}): per scenario, the longest stall of the moved
@@ -38,15 +37,6 @@ final class BenchmarkCharts {
 	}
 
 	/**
-	 * Availability runs, a scenario at some group timings, have a chart per scenario; the steady state has its own, the
-	 * other results (the chaos runs' reports, the rack cost) none.
-	 */
-	private static boolean isAvailabilityRun(Path file) {
-		JsonNode run = ResultsJson.readTree(file);
-		return run.has("scenario") && run.has("timings");
-	}
-
-	/**
 	 * Draw one chart per scenario found.
 	 * @param results the directory of result files
 	 * @param charts where the charts go, {@code <scenario>.png}
@@ -55,9 +45,13 @@ final class BenchmarkCharts {
 	static List<Path> draw(Path results, Path charts) {
 		Map<String, List<ResultsJson.Run>> byScenario = new LinkedHashMap<>();
 		try (Stream<Path> files = Files.list(results)) {
-			files.filter((file) -> file.toString().endsWith(".json") && isAvailabilityRun(file))
+			// availability runs, a scenario at some group timings, have a chart per scenario; the steady state has
+			// its own, the other results (the chaos runs' reports, the rack cost) none
+			files.filter((file) -> file.toString().endsWith(".json"))
 				.sorted()
-				.map(ResultsJson::read)
+				.map(ResultsJson::readTree)
+				.filter((run) -> run.has("scenario") && run.has("timings"))
+				.map((run) -> ResultsJson.treeToValue(run, ResultsJson.Run.class))
 				.forEach((run) -> byScenario.computeIfAbsent(chartOf(run), (key) -> new ArrayList<>()).add(run));
 			Files.createDirectories(charts);
 		}

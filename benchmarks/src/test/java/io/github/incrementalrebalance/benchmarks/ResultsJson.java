@@ -148,6 +148,16 @@ public final class ResultsJson {
 	}
 
 	/**
+	 * A results file read as a tree, as its record.
+	 * @param tree the file's JSON
+	 * @param type the record
+	 * @return the record
+	 */
+	static <T> T treeToValue(JsonNode tree, Class<T> type) {
+		return mapper.treeToValue(tree, type);
+	}
+
+	/**
 	 * One run of a scenario.
 	 * @param scenario its name
 	 * @param timings {@code kafka} (heartbeat 3 s, session 45 s) or {@code test} (500 ms, 6 s)
