@@ -143,11 +143,9 @@ final class CostPlacement {
 				break;
 			}
 			// the cheapest placement within the shares leaves the bucket outside the factor: a member that ends the
-			// least loaded loses no task, and look again; only when none does, a member that ends the most loaded
-			// gains none. Pinning that side at once bars every member a task would make as loaded as the heaviest,
-			// which among one-thread members is any member taking one: the next as cheap took the task, and the
-			// round after, the first, its learner re-placed every round (pinning both bounds of a member would also
-			// keep the others from making up for it, as a swap does)
+			// least loaded loses no task, and look again; only when none does, one that ends the most loaded gains
+			// none. Among one-thread members that side is every member taking a task: pinned first, it sent a learner
+			// back and forth between two as cheap members, a round each time
 			double max = candidates.stream().mapToDouble((member) -> after.load(member.processId())).max().orElse(0);
 			double min = candidates.stream().mapToDouble((member) -> after.load(member.processId())).min().orElse(0);
 			int[] ends = countsAfter(count, owner, placed);
