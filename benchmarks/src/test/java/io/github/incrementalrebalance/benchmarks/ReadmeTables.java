@@ -354,34 +354,30 @@ final class ReadmeTables {
 		return String.join(", ", parts);
 	}
 
+	/**
+	 * What the chaos tables say of each kind of event, in their order; a kind with nothing to say maps to "".
+	 */
 	private static Map<String, String> chaosEvents() {
+		String[][] notes = { { "leave", "no deadline" }, { "leave-with-deadline", "3 min" },
+				{ "leave-twice", "asked again while leaving" }, { "leave-then-cancel", "" },
+				{ "host-swap", "1-2 new, then as many old leave at once" }, { "start", "" },
+				{ "restart", "SIGTERM, started again in place; a leave for the start before: ignored" },
+				{ "leave-gone", "a leave for a start that is gone: ignored" },
+				{ "control-cut-during-drain", "every control client cut 20 s" },
+				{ "leave-and-cancel-during-control-cut", "both written during a 20 s cut" },
+				{ "slow-call-during-leave", "another member's stream thread stuck 15 s: its own tasks stall" },
+				{ "slow-leader-during-leave", "a second each way" },
+				{ "short-cut-during-drain", "another member cut off half its session: its own tasks stall" },
+				{ "cut-during-drain", "another member cut off past its session: its own tasks restore" },
+				{ "broker-bounce-during-drain", "the control topic's leader stopped 20 s" },
+				{ "coordinator-bounce-during-drain", "the group's coordinator stopped 20 s" },
+				{ "leave-with-short-deadline", "300 ms: forced" }, { "close", "SIGTERM: a plain leave" },
+				{ "kill", "`kill -9`" }, { "kill-leader", "" },
+				{ "kill-during-drain", "the leaver still drained; the killed member's tasks restore" } };
 		Map<String, String> events = new LinkedHashMap<>();
-		events.put("leave", "`leave` (no deadline)");
-		events.put("leave-with-deadline", "`leave-with-deadline` (3 min)");
-		events.put("leave-twice", "`leave-twice` (asked again while leaving)");
-		events.put("leave-then-cancel", "`leave-then-cancel`");
-		events.put("host-swap", "`host-swap` (1-2 new, then as many old leave at once)");
-		events.put("start", "`start`");
-		events.put("restart", "`restart` (SIGTERM, started again in place; a leave for the start before: ignored)");
-		events.put("leave-gone", "`leave-gone` (a leave for a start that is gone: ignored)");
-		events.put("control-cut-during-drain", "`control-cut-during-drain` (every control client cut 20 s)");
-		events.put("leave-and-cancel-during-control-cut",
-				"`leave-and-cancel-during-control-cut` (both written during a 20 s cut)");
-		events.put("slow-call-during-leave",
-				"`slow-call-during-leave` (another member's stream thread stuck 15 s: its own tasks stall)");
-		events.put("slow-leader-during-leave", "`slow-leader-during-leave` (a second each way)");
-		events.put("short-cut-during-drain",
-				"`short-cut-during-drain` (another member cut off half its session: its own tasks stall)");
-		events.put("cut-during-drain",
-				"`cut-during-drain` (another member cut off past its session: its own tasks restore)");
-		events.put("broker-bounce-during-drain", "`broker-bounce-during-drain` (the control topic's leader stopped 20 s)");
-		events.put("coordinator-bounce-during-drain", "`coordinator-bounce-during-drain` (the group's coordinator stopped 20 s)");
-		events.put("leave-with-short-deadline", "`leave-with-short-deadline` (300 ms: forced)");
-		events.put("close", "`close` (SIGTERM: a plain leave)");
-		events.put("kill", "`kill` (`kill -9`)");
-		events.put("kill-leader", "`kill-leader`");
-		events.put("kill-during-drain",
-				"`kill-during-drain` (the leaver still drained; the killed member's tasks restore)");
+		for (String[] note : notes) {
+			events.put(note[0], "`" + note[0] + "`" + (note[1].isEmpty() ? "" : " (" + note[1] + ")"));
+		}
 		return events;
 	}
 
