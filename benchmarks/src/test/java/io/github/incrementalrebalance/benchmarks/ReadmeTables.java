@@ -61,7 +61,8 @@ final class ReadmeTables {
 			Map.entry("rack-cost", ReadmeTables::rackCost), Map.entry("assignor-scale", ReadmeTables::assignorScale),
 			Map.entry("control-topic-scale", ReadmeTables::controlTopicScale),
 			Map.entry("control-topic-history", ReadmeTables::controlTopicHistory),
-			Map.entry("hand-over-steps", ReadmeTables::handOverSteps), Map.entry("state-size", ReadmeTables::stateSize), Map.entry("scale-out", ReadmeTables::scaleOut),
+			Map.entry("hand-over-steps", ReadmeTables::handOverSteps), Map.entry("state-size", ReadmeTables::stateSize),
+			Map.entry("scale-out", ReadmeTables::scaleOut),
 			Map.entry("chaos", (results) -> chaos(results.resolve(CHAOS))),
 			Map.entry("chaos-faults", (results) -> chaos(results.resolve(CHAOS_FAULTS))),
 			Map.entry("chaos-three-brokers", (results) -> chaos(results.resolve(CHAOS_THREE_BROKERS)))));
@@ -322,7 +323,7 @@ final class ReadmeTables {
 				+ ": " + report.get("lost").asLong() + " records lost, " + report.get("duplicated").asLong()
 				+ " duplicated, settled after " + report.get("converged").asInt() + " of " + report.get("events").asInt()
 				+ " events, " + report.get("unaskedLeaves").asInt() + " unasked leaves; the leaves ended "
-				+ counts(report.get("outcomes")) + ".", "", "| event | count | longest stall of any task per event, "
+				+ counts(outcomes(report.get("eventLog"))) + ".", "", "| event | count | longest stall of any task per event, "
 						+ "p50 / p99 / max | records restored at promotion, all its events | rebalances per event, "
 						+ "median | the leaves |", "|---|---|---|---|---|---|"));
 		List<String> kinds = new ArrayList<>(CHAOS_EVENTS.keySet());
@@ -333,25 +334,29 @@ final class ReadmeTables {
 				continue;
 			}
 			JsonNode stall = report.get("stallMs").get(kind);
-			Map<String, Integer> outcomes = new TreeMap<>();
-			events.forEach((event) -> event.get("outcomes")
-				.forEach((outcome) -> outcomes.merge(outcome.get("outcome").asString(), 1, Integer::sum)));
 			rows.add("| " + CHAOS_EVENTS.getOrDefault(kind, "`" + kind + "`") + " | " + events.size() + " | "
 					+ seconds(stall.get("p50").asLong()).replace(" s", "") + " / "
 					+ seconds(stall.get("p99").asLong()).replace(" s", "") + " / " + seconds(stall.get("max").asLong())
 					+ " | " + grouped(report.get("restoredAtPromotion").get(kind).asLong()) + " | "
 					+ ResultsJson.median(events.stream().map((event) -> event.get("rebalances").asLong()).toList())
-					+ " | " + (outcomes.isEmpty() ? "-" : outcomes.entrySet().stream()
-						.map((outcome) -> outcome.getKey() + " " + outcome.getValue())
-						.collect(Collectors.joining(", "))) + " |");
+					+ " | " + counts(outcomes(events)) + " |");
 		}
 		return String.join("\n", rows) + "\n";
 	}
 
-	private static String counts(JsonNode counts) {
-		List<String> parts = new ArrayList<>();
-		counts.properties().forEach((count) -> parts.add(count.getKey() + " " + count.getValue().asInt()));
-		return String.join(", ", parts);
+	/** Counts by name as the chaos tables write them: {@code drained 3, replaced 3}; none, a dash. */
+	private static String counts(Map<String, Integer> counts) {
+		return counts.isEmpty() ? "-"
+				: counts.entrySet().stream().map((count) -> count.getKey() + " " + count.getValue())
+					.collect(Collectors.joining(", "));
+	}
+
+	/** How the leaves of some chaos events ended: outcome to count. */
+	private static Map<String, Integer> outcomes(Iterable<JsonNode> events) {
+		Map<String, Integer> outcomes = new TreeMap<>();
+		events.forEach((event) -> event.get("outcomes")
+			.forEach((outcome) -> outcomes.merge(outcome.get("outcome").asString(), 1, Integer::sum)));
+		return outcomes;
 	}
 
 	/**
