@@ -2,6 +2,7 @@ package io.github.incrementalrebalance.control;
 
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -13,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.github.incrementalrebalance.planner.StartId;
@@ -167,14 +169,33 @@ final class ControlTopicView {
 	}
 
 	/**
-	 * The leave record of an instance that matters now: a pending one, else the one written last, among those of its
-	 * starts.
+	 * The leave record of an instance that matters now, among those of its starts. While the current plan holds a
+	 * start of the instance: that start's record, else the last ended one of an earlier start (a pending leave of an
+	 * earlier start is stale, and the planner ignores it). While it holds none (the instance left, or has not joined
+	 * yet): the record written last, so that a pending leave of a start long gone does not hide how the last start's
+	 * leave ended.
 	 */
 	Optional<LeaveRecord> leaveRecord(String instanceId) {
-		return this.leaves.values().stream()
+		return leaveRecord(instanceId, plannedStarts());
+	}
+
+	private Optional<LeaveRecord> leaveRecord(String instanceId, Map<String, String> plannedStarts) {
+		List<ReadLeave> ofInstance = this.leaves.values().stream()
 			.filter((read) -> read.leave().instanceId().equals(instanceId))
-			.max(Comparator.comparing((ReadLeave read) -> read.leave().pending()).thenComparingLong(ReadLeave::offset))
-			.map(ReadLeave::leave);
+			.toList();
+		String planned = plannedStarts.get(instanceId);
+		Predicate<ReadLeave> matters = (planned == null) ? (read) -> true
+				: (read) -> read.leave().incarnation().equals(planned) || !read.leave().pending();
+		Comparator<ReadLeave> order = Comparator
+			.comparing((ReadLeave read) -> read.leave().incarnation().equals(planned))
+			.thenComparingLong(ReadLeave::offset);
+		return ofInstance.stream().filter(matters).max(order).map(ReadLeave::leave);
+	}
+
+	/** The start of each instance the current plan holds. */
+	private Map<String, String> plannedStarts() {
+		return plans().stream().collect(Collectors.toMap(PlanRecord::instanceId, PlanRecord::incarnation,
+				(first, second) -> first));
 	}
 
 	Optional<LeaveRecord> leaveRecord(String instanceId, String incarnation) {
@@ -186,11 +207,11 @@ final class ControlTopicView {
 	 * @return the records by instance
 	 */
 	Map<String, LeaveRecord> leaveRecords() {
-		return this.leaves.values().stream()
-			.map((read) -> read.leave().instanceId())
-			.distinct()
-			.collect(Collectors.toUnmodifiableMap((instanceId) -> instanceId,
-					(instanceId) -> leaveRecord(instanceId).orElseThrow()));
+		Map<String, String> plannedStarts = plannedStarts();
+		Map<String, LeaveRecord> records = new HashMap<>();
+		this.leaves.values().stream().map((read) -> read.leave().instanceId()).distinct().forEach((instanceId) ->
+				leaveRecord(instanceId, plannedStarts).ifPresent((record) -> records.put(instanceId, record)));
+		return Map.copyOf(records);
 	}
 
 	List<LeaveRecord> leaveRecordsOfEveryStart() {

@@ -1,0 +1,81 @@
+package io.github.incrementalrebalance.control;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+import static io.github.incrementalrebalance.testkit.MemberPlanBuilder.plan;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which of an instance's leave records the view answers with, when the instance restarted in place and a leave for
+ * its earlier start was written afterwards (a command line that read the plan before the restart): that stale request
+ * stays pending, as nobody answers it, until the leader's housekeeping removes it.
+ */
+class ControlTopicViewTests {
+
+	private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+	private final ControlTopicView view = new ControlTopicView("app-rebalance-control");
+
+	private long offset;
+
+	private final LeaveRecord stale = LeaveRecord.request("m18", "old", NOW, Optional.empty(), "cli");
+
+	private final LeaveRecord current = LeaveRecord.request("m18", "new", NOW.plusSeconds(60), Optional.empty(),
+			"cli");
+
+	@Test
+	void aStaleRequestOfAnEarlierStartDoesNotHideHowTheCurrentStartsLeaveEnded() {
+		apply(this.stale);
+		planned(1, "m18", "new");
+		assertThat(this.view.leaveRecord("m18")).as("the start that runs was not asked to leave").isEmpty();
+		assertThat(this.view.leaveRecords()).doesNotContainKey("m18");
+
+		apply(this.current);
+		assertThat(this.view.leaveRecord("m18")).contains(this.current);
+
+		LeaveRecord drained = this.current.endedAs(new LeaveRecord.Ended("drained", "learners-ready", 0));
+		apply(drained);
+		assertThat(this.view.leaveRecord("m18")).as("while it is in the plan").contains(drained);
+
+		planned(2, "m21", "m21-1");
+		assertThat(this.view.leaveRecord("m18")).as("once it left the plan").contains(drained);
+		assertThat(this.view.leaveRecords()).containsEntry("m18", drained);
+	}
+
+	@Test
+	void anInstanceThatIsNotPlannedAnswersWithTheRecordWrittenLast() {
+		LeaveRecord ended = this.current.endedAs(new LeaveRecord.Ended("forced", "deadline-passed", 2));
+		apply(this.current);
+		apply(ended);
+		apply(this.stale);
+		assertThat(this.view.leaveRecord("m18")).contains(this.stale);
+	}
+
+	@Test
+	void whileAStartIsPlannedAnEarlierStartsEndedLeaveIsItsHistory() {
+		LeaveRecord ended = this.stale.endedAs(new LeaveRecord.Ended("drained", "learners-ready", 0));
+		apply(ended);
+		planned(1, "m18", "new");
+		assertThat(this.view.leaveRecord("m18")).contains(ended);
+		apply(this.current);
+		assertThat(this.view.leaveRecord("m18")).contains(this.current);
+	}
+
+	/** A plan of one member, adopted. */
+	private void planned(int generation, String instanceId, String incarnation) {
+		apply(plan(instanceId, incarnation).active("0_1").record(generation));
+		apply(new PlanEpoch(generation, generation - 1, instanceId, NOW, "test", List.of()));
+	}
+
+	private void apply(ControlRecord value) {
+		this.view.apply(new ConsumerRecord<>("app-rebalance-control", 0, this.offset++,
+				ControlCodec.encodeKey(value.key()), ControlCodec.encodeValue(value)));
+	}
+
+}
