@@ -171,7 +171,10 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		return this.view.leaveRequests();
 	}
 
-	/** The leave record of an instance that matters now: a pending one, else the last written, of its starts. */
+	/**
+	 * The leave record of an instance that matters now: that of the start the current plan holds (else an earlier
+	 * start's ended one), or for an instance the plan does not hold, the one written last.
+	 */
 	public Optional<LeaveRecord> leaveRecord(String instanceId) {
 		return this.view.leaveRecord(instanceId);
 	}
