@@ -203,7 +203,8 @@ final class ControlTopicView {
 	}
 
 	/**
-	 * The leave record of each instance that matters now, as {@link #leaveRecord(String)} picks it.
+	 * The leave record of each instance that matters now, as {@link #leaveRecord(String)} picks it: an instance whose
+	 * only records are stale requests of earlier starts has none.
 	 * @return the records by instance
 	 */
 	Map<String, LeaveRecord> leaveRecords() {
