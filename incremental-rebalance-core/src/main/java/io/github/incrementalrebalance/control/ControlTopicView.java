@@ -36,7 +36,7 @@ final class ControlTopicView {
 
 	private final String topic;
 
-	/** By key, that is by start, with the offset each was read at. */
+	/** By key, that is by start, with the offset at which that start was first heard of. */
 	private final Map<String, ReadLeave> leaves = new ConcurrentHashMap<>();
 
 	private final Map<String, RejoinRequest> rejoins = new ConcurrentHashMap<>();
@@ -89,7 +89,8 @@ final class ControlTopicView {
 		}
 		ControlRecord value = decoded.get();
 		if (value instanceof LeaveRecord leave) {
-			this.leaves.put(key, new ReadLeave(leave, record.offset()));
+			this.leaves.merge(key, new ReadLeave(leave, record.offset()),
+					(held, next) -> new ReadLeave(next.leave(), held.firstOffset()));
 		}
 		else if (value instanceof RejoinRequest rejoin) {
 			this.rejoins.put(rejoin.instanceId(), rejoin);
@@ -170,10 +171,10 @@ final class ControlTopicView {
 
 	/**
 	 * The leave record of an instance that matters now, among those of its starts. While the current plan holds a
-	 * start of the instance: that start's record, else the last ended one of an earlier start (a pending leave of an
+	 * start of the instance: that start's record, else an ended one of an earlier start (a pending leave of an
 	 * earlier start is stale, and the planner ignores it). While it holds none (the instance left, or has not joined
-	 * yet): the record written last, so that a pending leave of a start long gone does not hide how the last start's
-	 * leave ended.
+	 * yet): the record of the start first heard of last, so that neither a pending leave of a start long gone nor the
+	 * late end of an earlier start's leave hides the leave of the last start.
 	 */
 	Optional<LeaveRecord> leaveRecord(String instanceId) {
 		return leaveRecord(instanceId, plannedStarts());
@@ -188,7 +189,7 @@ final class ControlTopicView {
 				: (read) -> read.leave().incarnation().equals(planned) || !read.leave().pending();
 		Comparator<ReadLeave> order = Comparator
 			.comparing((ReadLeave read) -> read.leave().incarnation().equals(planned))
-			.thenComparingLong(ReadLeave::offset);
+			.thenComparingLong(ReadLeave::firstOffset);
 		return ofInstance.stream().filter(matters).max(order).map(ReadLeave::leave);
 	}
 
@@ -281,7 +282,11 @@ final class ControlTopicView {
 		return this.lateWrites.get();
 	}
 
-	private record ReadLeave(LeaveRecord leave, long offset) {
+	/**
+	 * A start's leave record as last read, and the offset of the first record of that start: a start first heard of
+	 * later is the later start.
+	 */
+	private record ReadLeave(LeaveRecord leave, long firstOffset) {
 	}
 
 }

@@ -49,12 +49,20 @@ class ControlTopicViewTests {
 	}
 
 	@Test
-	void anInstanceThatIsNotPlannedAnswersWithTheRecordWrittenLast() {
-		LeaveRecord ended = this.current.endedAs(new LeaveRecord.Ended("forced", "deadline-passed", 2));
-		apply(this.current);
-		apply(ended);
+	void anInstanceThePlanDoesNotHoldAnswersWithItsLastStartsRecord() {
+		LeaveRecord drained = this.current.endedAs(new LeaveRecord.Ended("drained", "learners-ready", 0));
 		apply(this.stale);
-		assertThat(this.view.leaveRecord("m18")).contains(this.stale);
+		apply(this.current);
+		apply(drained);
+		assertThat(this.view.leaveRecord("m18")).as("a stale request does not hide how the last start's leave ended")
+			.contains(drained);
+
+		LeaveRecord earlierEnded = this.stale.endedAs(new LeaveRecord.Ended("forced", "deadline-passed", 2));
+		LeaveRecord cancelled = this.current.cancel("cli");
+		apply(cancelled);
+		apply(earlierEnded);
+		assertThat(this.view.leaveRecord("m18")).as("nor does the late end of an earlier start's leave")
+			.contains(cancelled);
 	}
 
 	@Test
