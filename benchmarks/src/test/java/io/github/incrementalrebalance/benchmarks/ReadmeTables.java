@@ -132,7 +132,7 @@ final class ReadmeTables {
 	static String hostSwap(Path results) {
 		return atBothTimings(results, "host-swap",
 				Map.of("kafka-standby",
-						"`kafka-standby` (tuned + one standby per task, held by a and b: they leave with them)"),
+						"`kafka-standby` (tuned + one standby per task, as Kafka places them given 3 min)"),
 				"| strategy | rounds, 3 s / 500 ms | longest stall of any task, Kafka's heartbeat 3 s / session 45 s, "
 						+ "median (range) | the same, heartbeat 500 ms / session 6 s | records restored at promotion, "
 						+ "median (range), 3 s / 500 ms |\n|---|---|---|---|---|",
