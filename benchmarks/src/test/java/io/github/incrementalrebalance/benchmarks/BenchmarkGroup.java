@@ -26,7 +26,6 @@ import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
-
 import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
