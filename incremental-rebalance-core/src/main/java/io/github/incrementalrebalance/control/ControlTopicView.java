@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.LeaveRequest;
@@ -181,16 +182,17 @@ final class ControlTopicView {
 	}
 
 	private Optional<LeaveRecord> leaveRecord(String instanceId, Map<String, String> plannedStarts) {
-		List<ReadLeave> ofInstance = this.leaves.values().stream()
-			.filter((read) -> read.leave().instanceId().equals(instanceId))
-			.toList();
-		String planned = plannedStarts.get(instanceId);
+		return mattersNow(this.leaves.values().stream().filter((read) -> read.leave().instanceId().equals(instanceId)),
+				plannedStarts.get(instanceId));
+	}
+
+	private static Optional<LeaveRecord> mattersNow(Stream<ReadLeave> ofInstance, String planned) {
 		Predicate<ReadLeave> matters = (planned == null) ? (read) -> true
 				: (read) -> read.leave().incarnation().equals(planned) || !read.leave().pending();
 		Comparator<ReadLeave> order = Comparator
 			.comparing((ReadLeave read) -> read.leave().incarnation().equals(planned))
 			.thenComparingLong(ReadLeave::firstOffset);
-		return ofInstance.stream().filter(matters).max(order).map(ReadLeave::leave);
+		return ofInstance.filter(matters).max(order).map(ReadLeave::leave);
 	}
 
 	/** The start of each instance the current plan holds. */
@@ -211,8 +213,10 @@ final class ControlTopicView {
 	Map<String, LeaveRecord> leaveRecords() {
 		Map<String, String> plannedStarts = plannedStarts();
 		Map<String, LeaveRecord> records = new HashMap<>();
-		this.leaves.values().stream().map((read) -> read.leave().instanceId()).distinct().forEach((instanceId) ->
-				leaveRecord(instanceId, plannedStarts).ifPresent((record) -> records.put(instanceId, record)));
+		this.leaves.values().stream()
+			.collect(Collectors.groupingBy((read) -> read.leave().instanceId()))
+			.forEach((instanceId, ofInstance) -> mattersNow(ofInstance.stream(), plannedStarts.get(instanceId))
+				.ifPresent((record) -> records.put(instanceId, record)));
 		return Map.copyOf(records);
 	}
 
