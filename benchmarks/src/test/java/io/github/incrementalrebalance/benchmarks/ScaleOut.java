@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
 
-import io.github.incrementalrebalance.testkit.GapMeter;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
 import org.apache.kafka.streams.processor.TaskId;
 
@@ -58,7 +57,7 @@ final class ScaleOut implements Scenario {
 		await("every instance runs its share").atMost(Duration.ofMinutes(15))
 			.until(() -> StreamsInstance.allRunning(instances)
 					&& all.stream().allMatch((instance) -> instance.activeTasks().size() == share)
-					&& runOnTheirOwners(group.gapMeter(), owners(all), Instant.now().minusMillis(300)));
+					&& group.gapMeter().eachProcessedOnItsOwnerSince(owners(all), Instant.now().minusMillis(300)));
 
 		Instant to = Instant.now();
 		Map<TaskId, String> ownerAfter = owners(all);
@@ -84,15 +83,6 @@ final class ScaleOut implements Scenario {
 
 	private static String name(int instance) {
 		return String.valueOf((char) ('a' + instance));
-	}
-
-	/**
-	 * Whether every task processed a marker on its current owner: a task that moved is done on its new owner, which
-	 * its old owner's last markers cannot answer for.
-	 */
-	private static boolean runOnTheirOwners(GapMeter gapMeter, Map<TaskId, String> owners, Instant after) {
-		return owners.entrySet().stream()
-			.allMatch((owner) -> gapMeter.allProcessedOnSince(Set.of(owner.getKey()), Set.of(owner.getValue()), after));
 	}
 
 	private static Map<TaskId, String> owners(List<StreamsInstance> instances) {

@@ -154,6 +154,18 @@ public final class GapMeter {
 	}
 
 	/**
+	 * Whether every task processed a marker on its own owner after a moment: after a rebalance that moved tasks among
+	 * several instances, that each runs where it now belongs.
+	 * @param owners each task's owner, by the instance's name
+	 * @param after the moment
+	 * @return true when each processed at least one on its owner
+	 */
+	public boolean eachProcessedOnItsOwnerSince(Map<TaskId, String> owners, Instant after) {
+		return owners.entrySet().stream()
+			.allMatch((owner) -> allProcessedOnSince(List.of(owner.getKey()), List.of(owner.getValue()), after));
+	}
+
+	/**
 	 * When an instance last processed a marker of a task in a window: where a task that moved stopped.
 	 * @param task the task
 	 * @param instance the instance
