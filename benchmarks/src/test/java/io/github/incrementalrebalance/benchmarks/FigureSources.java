@@ -10,10 +10,11 @@ import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Where each table of figures in a page comes from, as the comment in the text above it says:
+ * Where each table of figures in a page comes from, as the comments in the text above it say:
  * {@code <!-- results: a.json b.json -->}, files under {@code results/} stamped with the commit they were measured
- * at, which the text names; {@code <!-- history: 2026-12-02 -->}, a run that left no stamped file, dated in the text;
- * or {@code <!-- no results: why -->} for a table that holds no measurement.
+ * at, which the text or the table names; {@code <!-- history: 2026-12-02 -->}, runs that left no stamped file,
+ * dated in the text or the table; or {@code <!-- no results: why -->} for a table that holds no measurement. A table
+ * of several runs has a comment of each kind its rows come from.
  */
 final class FigureSources {
 
@@ -39,31 +40,33 @@ final class FigureSources {
 			if (!tableStarts) {
 				continue;
 			}
+			int tableEnd = i;
+			while (tableEnd + 1 < lines.length && lines[tableEnd + 1].startsWith("|")) {
+				tableEnd++;
+			}
 			String region = String.join("\n", List.of(lines).subList(regionStart, i));
 			String table = "the table at line " + (i + 1) + " (" + abbreviated(lines[i]) + ")";
+			// a row may name the run it comes from, as a table of several runs does
+			String text = MARKER.matcher(region).replaceAll("") + "\n"
+					+ String.join("\n", List.of(lines).subList(i, tableEnd + 1));
 			Matcher marker = MARKER.matcher(region);
-			String kind = null;
-			String value = null;
+			boolean said = false;
 			while (marker.find()) {
-				kind = marker.group(1);
-				value = marker.group(2).trim();
+				said = true;
+				for (String value : marker.group(2).trim().split("[ ,]+")) {
+					if (marker.group(1).equals("results")) {
+						problems.addAll(stampProblems(table, value, results, text));
+					}
+					else if (marker.group(1).equals("history") && !text.contains(value)) {
+						problems.add(table + " is history of " + value + ", which its text does not say");
+					}
+				}
 			}
-			String text = MARKER.matcher(region).replaceAll("");
-			if (kind == null) {
+			if (!said) {
 				problems.add(table + " says nowhere where its figures come from: put <!-- results: FILE.json --> "
 						+ "(a file under results/), <!-- history: YYYY-MM-DD --> or <!-- no results: WHY --> above it");
 			}
-			else if (kind.equals("results")) {
-				for (String file : value.split("[ ,]+")) {
-					problems.addAll(stampProblems(table, file, results, text));
-				}
-			}
-			else if (kind.equals("history") && !text.contains(value)) {
-				problems.add(table + " is history of " + value + ", which the text above it does not say");
-			}
-			while (i + 1 < lines.length && lines[i + 1].startsWith("|")) {
-				i++;
-			}
+			i = tableEnd;
 			regionStart = i + 1;
 		}
 		return problems;
@@ -82,7 +85,7 @@ final class FigureSources {
 		String shortCommit = commit.asString().substring(0, 7);
 		if (!text.contains(shortCommit)) {
 			return List.of(table + " comes from " + file + " measured at " + shortCommit
-					+ ", which the text above it does not name");
+					+ ", which neither the text above it nor the table names");
 		}
 		return List.of();
 	}

@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -10,26 +11,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The README's tables say what the committed results say. With {@code -Dbenchmark.tables.write=true} the tables are
+ * The tables of the benchmarks' README, the measured page and the supported stacks' page say what the committed results say. With {@code -Dbenchmark.tables.write=true} the tables are
  * written from the results instead (after a benchmark's results were committed).
  */
 class ReadmeTablesTests {
 
 	private static final Path README = Path.of("README.md");
 
+	private static final Path MEASURED = Path.of("..", "docs", "measured.md");
+
+	private static final Path SUPPORTED_STACKS = Path.of("..", "docs", "supported-stacks.md");
+
 	private static final Path RESULTS = Path.of("results");
 
 	@Test
 	void everyTableIsWhatItsResultsFileSays() throws IOException {
-		String readme = Files.readString(README);
-		assertThat(readme).contains("<!-- table: scale-down -->");
-		String fromResults = ReadmeTables.rewrite(readme, RESULTS);
-		if (Boolean.getBoolean("benchmark.tables.write")) {
-			Files.writeString(README, fromResults);
-			return;
+		assertThat(Files.readString(README)).contains("<!-- table: scale-down -->");
+		assertThat(Files.readString(MEASURED)).contains("<!-- table: hand-over-steps -->");
+		assertThat(Files.readString(SUPPORTED_STACKS)).contains("<!-- table: streams-scale-down -->");
+		for (Path page : List.of(README, MEASURED, SUPPORTED_STACKS)) {
+			String text = Files.readString(page);
+			String fromResults = ReadmeTables.rewrite(text, RESULTS);
+			if (Boolean.getBoolean("benchmark.tables.write")) {
+				Files.writeString(page, fromResults);
+				continue;
+			}
+			assertThat(fromResults).as(page + "'s tables against results/ (write them with ./mvnw -pl benchmarks test "
+					+ "-Dtest=ReadmeTablesTests -Dbenchmark.tables.write=true)").isEqualTo(text);
 		}
-		assertThat(fromResults).as("benchmarks/README.md's tables against results/ (write them with "
-				+ "./mvnw -pl benchmarks test -Dtest=ReadmeTablesTests -Dbenchmark.tables.write=true)").isEqualTo(readme);
 	}
 
 	@Test
