@@ -11,8 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The tables of the benchmarks' README, the measured page and the supported stacks' page say what the committed results say. With {@code -Dbenchmark.tables.write=true} the tables are
- * written from the results instead (after a benchmark's results were committed).
+ * The tables of the benchmarks' README, the measured page and the supported stacks' page say what the committed
+ * results say. With {@code -Dbenchmark.tables.write=true} the tables are written from the results instead (after a
+ * benchmark's results were committed).
  */
 class ReadmeTablesTests {
 
