@@ -173,7 +173,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 
 	/**
 	 * The leave record of an instance that matters now: that of the start the current plan holds (else an earlier
-	 * start's ended one), or for an instance the plan does not hold, the one written last.
+	 * start's ended one), or for an instance the plan does not hold, that of the start first heard of last.
 	 */
 	public Optional<LeaveRecord> leaveRecord(String instanceId) {
 		return this.view.leaveRecord(instanceId);
