@@ -1,22 +1,23 @@
 package io.github.incrementalrebalance.autoconfigure;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
+import org.springframework.context.LifecycleProcessor;
+import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
@@ -28,11 +29,13 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * application context closes ({@code incremental-rebalance.drain.on-drained=shutdown}, the default).
  * <p>
  * Not conditional on a factory bean: Spring Cloud Stream's Kafka Streams binder registers one per function after
- * auto-configuration's conditions ran. A context that has none once refreshed is told so at WARN.
+ * auto-configuration's conditions ran. A context that has none once refreshed is told so at WARN. Nor on its switches
+ * ({@code enabled}, {@code drain.on-shutdown}, {@code drain.on-drained}): each is read when it acts, so that an
+ * application processed ahead of time (Spring AOT, whose conditions are decided at build time) honours the values it
+ * runs with.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass({ KafkaStreams.class, StreamsBuilderFactoryBean.class })
-@ConditionalOnBooleanProperty(name = "incremental-rebalance.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IncrementalRebalanceProperties.class)
 public final class IncrementalRebalanceAutoConfiguration {
 
@@ -63,8 +66,8 @@ public final class IncrementalRebalanceAutoConfiguration {
 
 	@Bean
 	NothingWiredWarning incrementalRebalanceNothingWiredWarning(ConfigurableApplicationContext context,
-			MemberRuntimes runtimes) {
-		return new NothingWiredWarning(context, runtimes);
+			MemberRuntimes runtimes, ObjectProvider<IncrementalRebalanceProperties> properties) {
+		return new NothingWiredWarning(context, runtimes, properties::getObject);
 	}
 
 	@Bean
@@ -75,19 +78,25 @@ public final class IncrementalRebalanceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnProperty(name = "incremental-rebalance.drain.on-drained", havingValue = "shutdown",
-			matchIfMissing = true)
-	ShutdownAfterDrain shutdownAfterDrain(ConfigurableApplicationContext context, MemberRuntimes runtimes) {
-		return new ShutdownAfterDrain(context, runtimes);
+	ShutdownAfterDrain shutdownAfterDrain(ConfigurableApplicationContext context, MemberRuntimes runtimes,
+			ObjectProvider<IncrementalRebalanceProperties> properties) {
+		return new ShutdownAfterDrain(context, runtimes, properties::getObject);
 	}
 
 	@Bean
-	@ConditionalOnBooleanProperty("incremental-rebalance.drain.on-shutdown")
-	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes, Environment environment) {
-		Duration phase = Binder.get(environment)
+	DrainOnShutdown incrementalRebalanceDrainOnShutdown(MemberRuntimes runtimes,
+			ObjectProvider<IncrementalRebalanceProperties> properties, ConfigurableApplicationContext context) {
+		Duration otherPhases = Binder.get(context.getEnvironment())
 			.bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
 			.orElse(Duration.ofSeconds(30));
-		return new DrainOnShutdown(runtimes, phase);
+		return new DrainOnShutdown(runtimes, properties::getObject, () -> lifecycleProcessor(context), otherPhases);
+	}
+
+	private static Optional<LifecycleProcessor> lifecycleProcessor(ConfigurableApplicationContext context) {
+		String name = AbstractApplicationContext.LIFECYCLE_PROCESSOR_BEAN_NAME;
+		ConfigurableListableBeanFactory beans = context.getBeanFactory();
+		return beans.containsSingleton(name) ? Optional.of(beans.getBean(name, LifecycleProcessor.class))
+				: Optional.empty();
 	}
 
 }

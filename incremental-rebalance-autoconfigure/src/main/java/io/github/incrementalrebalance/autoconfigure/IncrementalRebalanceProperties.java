@@ -125,10 +125,12 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 	/**
 	 * The drain: how a leaving instance hands its tasks to warm learners.
 	 *
-	 * @param timeout How long a leaving instance waits for its learners before it leaves anyway. Default: no bound.
-	 * @param onShutdown Whether a normal shutdown (SIGTERM) drains this instance first, bounded by the tighter of the
-	 * drain's timeout (15 seconds when unset) and 'spring.lifecycle.timeout-per-shutdown-phase' less 5 seconds for
-	 * Kafka Streams to close.
+	 * @param timeout How long a leaving instance waits for its learners before it leaves anyway, whether asked to leave
+	 * or shut down; a shutdown's drain gets a lifecycle phase of its own of this timeout plus 5 seconds for Kafka
+	 * Streams to close (a pod's grace period must cover it and the web server's graceful shutdown). Default: no bound
+	 * for an asked leave, 15 seconds on shutdown.
+	 * @param onShutdown Whether a normal shutdown (SIGTERM) drains this instance first, within the drain's timeout. A
+	 * leave under way when the shutdown comes goes on within that timeout either way.
 	 * @param onDrained What to do once this instance drained and left the group: close the application context
 	 * ('shutdown') or only Kafka Streams ('stop-streams').
 	 * @param handOver When a leaving instance's tasks move: 'eager' (one by one as learners get ready) or

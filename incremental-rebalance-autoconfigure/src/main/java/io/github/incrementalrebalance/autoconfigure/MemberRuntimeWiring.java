@@ -71,7 +71,17 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 
 	@Override
 	public void configure(StreamsBuilderFactoryBean factoryBean) {
-		install(factoryBean);
+		if (enabled()) {
+			install(factoryBean);
+		}
+	}
+
+	/**
+	 * Read when a factory bean is wired, not as a bean condition, so that an AOT-processed application honours the value
+	 * it runs with.
+	 */
+	private boolean enabled() {
+		return this.settings.getObject().enabled();
 	}
 
 	@Override
@@ -81,7 +91,7 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 
 	@Override
 	public Object postProcessBeforeInitialization(Object bean, String beanName) {
-		if (bean instanceof StreamsBuilderFactoryBean factoryBean) {
+		if (bean instanceof StreamsBuilderFactoryBean factoryBean && enabled()) {
 			wire(factoryBean, beanName);
 		}
 		return bean;

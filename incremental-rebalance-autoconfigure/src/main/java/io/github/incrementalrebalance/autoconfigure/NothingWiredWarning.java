@@ -1,5 +1,7 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.function.Supplier;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,14 +21,25 @@ class NothingWiredWarning implements ApplicationListener<ContextRefreshedEvent> 
 
 	private final MemberRuntimes runtimes;
 
-	NothingWiredWarning(ApplicationContext context, MemberRuntimes runtimes) {
+	private final Supplier<IncrementalRebalanceProperties> properties;
+
+	NothingWiredWarning(ApplicationContext context, MemberRuntimes runtimes,
+			Supplier<IncrementalRebalanceProperties> properties) {
 		this.context = context;
 		this.runtimes = runtimes;
+		this.properties = properties;
 	}
 
 	@Override
 	public void onApplicationEvent(ContextRefreshedEvent event) {
-		if (event.getApplicationContext() == this.context && this.runtimes.all().isEmpty()) {
+		if (event.getApplicationContext() != this.context || !this.runtimes.all().isEmpty()) {
+			return;
+		}
+		if (!this.properties.get().enabled()) {
+			logger.info("incremental-rebalance.enabled=false: no Kafka Streams of this application are wired, so none "
+					+ "leaves through learners and a shutdown closes them as Kafka Streams do");
+		}
+		else {
 			logger.warn("incremental-rebalance wired no Kafka Streams: the application context has no "
 					+ "StreamsBuilderFactoryBean (from @EnableKafkaStreams, a factory bean of the application's own "
 					+ "or Spring Cloud Stream's Kafka Streams binder), so no member leaves through learners. Kafka "

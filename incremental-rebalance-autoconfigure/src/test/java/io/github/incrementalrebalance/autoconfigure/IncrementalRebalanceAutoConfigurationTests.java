@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 
 import javax.management.ObjectName;
 
@@ -53,6 +54,8 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.AbstractApplicationContext;
+import org.springframework.context.support.DefaultLifecycleProcessor;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.kafka.KafkaException;
@@ -82,30 +85,67 @@ class IncrementalRebalanceAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * The drain on shutdown gets a lifecycle phase of its own, its drain timeout and the close allowance, while every
+	 * other phase keeps {@code spring.lifecycle.timeout-per-shutdown-phase}; it exists whatever {@code on-shutdown}
+	 * says, which it reads when the shutdown comes (a leave under way then goes on either way).
+	 */
 	@Test
-	void drainOnShutdownFitsSpringsShutdownPhase() {
+	void theDrainOnShutdownHasAShutdownPhaseOfItsOwnOfTheDrainTimeoutAndTheCloseAllowance() {
 		ApplicationContextRunner drains = this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.drain.on-shutdown=true");
-		drains.run((context) -> assertThat(drainBound(context))
-			.as("unset: 15 s, with 5 s to close, in a 30 s grace period").isEqualTo(Duration.ofSeconds(15)));
+			.withBean(AbstractApplicationContext.LIFECYCLE_PROCESSOR_BEAN_NAME, PhaseTimeouts.class,
+					PhaseTimeouts::new);
+		drains.run((context) -> {
+			assertThat(drainBound(context)).as("unset: 15 s").isEqualTo(Duration.ofSeconds(15));
+			assertThat(phaseTimeout(context, DrainOnShutdown.PHASE)).as("with 5 s to close: 20 s of a 30 s grace")
+				.isEqualTo(Duration.ofSeconds(20));
+			assertThat(phaseTimeout(context, DrainOnShutdown.PHASE - 1)).as("another phase keeps Spring's")
+				.isEqualTo(PhaseTimeouts.OTHER_PHASES);
+		});
 		drains.withPropertyValues("incremental-rebalance.drain.timeout=5m",
 				"spring.lifecycle.timeout-per-shutdown-phase=20s")
-			.run((context) -> assertThat(drainBound(context))
-				.as("the phase less the close allowance, not the drain timeout").isEqualTo(Duration.ofSeconds(15)));
-		drains.withPropertyValues("incremental-rebalance.drain.timeout=8s")
-			.run((context) -> assertThat(drainBound(context)).isEqualTo(Duration.ofSeconds(8)));
+			.run((context) -> {
+				assertThat(drainBound(context)).as("the drain timeout, not the other phases' 20 s")
+					.isEqualTo(Duration.ofMinutes(5));
+				assertThat(phaseTimeout(context, DrainOnShutdown.PHASE)).isEqualTo(Duration.ofSeconds(305));
+			});
 		drains.withPropertyValues("spring.kafka.streams.properties.incremental.rebalance.drain.timeout.ms=7000")
-			.run((context) -> assertThat(drainBound(context)).as("the Kafka key").isEqualTo(Duration.ofSeconds(7)));
-		drains.withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=3s")
-			.run((context) -> assertThat(drainBound(context))
-				.as("no time for learners: the leave is forced at once").isEqualTo(Duration.ZERO));
+			.run((context) -> assertThat(phaseTimeout(context, DrainOnShutdown.PHASE)).as("the Kafka key")
+				.isEqualTo(Duration.ofSeconds(12)));
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.run((context) -> assertThat(context).doesNotHaveBean(DrainOnShutdown.class));
+			.run((context) -> assertThat(context).as("on-shutdown is read when the shutdown comes")
+				.hasSingleBean(DrainOnShutdown.class));
 	}
 
 	private static Duration drainBound(AssertableApplicationContext context) {
-		MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
-		return context.getBean(DrainOnShutdown.class).bound(runtime);
+		return DrainOnShutdown.bound(context.getBean(MemberRuntimes.class).all().get(0));
+	}
+
+	private static Duration phaseTimeout(AssertableApplicationContext context, int phase) {
+		return Duration.ofMillis(context.getBean(PhaseTimeouts.class).timeoutOf(phase));
+	}
+
+	/** Spring's lifecycle processor, saying what each shutdown phase was given. */
+	static class PhaseTimeouts extends DefaultLifecycleProcessor {
+
+		static final Duration OTHER_PHASES = Duration.ofSeconds(30);
+
+		private final Map<Integer, Long> ownTimeouts = new ConcurrentHashMap<>();
+
+		PhaseTimeouts() {
+			setTimeoutPerShutdownPhase(OTHER_PHASES.toMillis());
+		}
+
+		@Override
+		public void setTimeoutForShutdownPhase(int phase, long timeout) {
+			super.setTimeoutForShutdownPhase(phase, timeout);
+			this.ownTimeouts.put(phase, timeout);
+		}
+
+		long timeoutOf(int phase) {
+			return this.ownTimeouts.getOrDefault(phase, OTHER_PHASES.toMillis());
+		}
+
 	}
 
 	@Test
@@ -637,24 +677,31 @@ class IncrementalRebalanceAutoConfigurationTests {
 	}
 
 	@Test
-	void closesTheContextOnceDrainedUnlessToldToStopOnlyStreams() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.run((context) -> assertThat(context).hasSingleBean(ShutdownAfterDrain.class)
-				.hasSingleBean(LeavingReadiness.class));
+	void closingTheContextOnceDrainedIsDecidedWhenTheMemberClosesNotAsABeanCondition() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.withPropertyValues("incremental-rebalance.drain.on-drained=stop-streams")
-			.run((context) -> assertThat(context).doesNotHaveBean(ShutdownAfterDrain.class)
+			.run((context) -> assertThat(context).hasSingleBean(ShutdownAfterDrain.class)
 				.hasSingleBean(LeavingReadiness.class));
 	}
 
+	/**
+	 * Switched off, the starter wires no factory bean; decided when the factory bean is created, not as a bean
+	 * condition, so that an AOT-processed application honours the value it runs with.
+	 */
 	@Test
-	void backsOffWhenDisabled() {
-		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
-			.withPropertyValues("incremental-rebalance.enabled=false")
-			.run((context) -> {
-				assertThat(context).doesNotHaveBean(MemberRuntimeWiring.class).doesNotHaveBean(MemberRuntimes.class);
-				assertThat(streamsConfiguration(context)).doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
-			});
+	void wiresNothingWhenDisabledAndSaysSo() {
+		try (LogCapture log = LogCapture.of(NothingWiredWarning.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+				.withPropertyValues("incremental-rebalance.enabled=false")
+				.run((context) -> {
+					assertThat(context.getBean(MemberRuntimes.class).all()).isEmpty();
+					assertThat(streamsConfiguration(context)).doesNotContainKey(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG);
+					assertThat(log.messages(Level.WARN)).isEmpty();
+					assertThat(log.messages(Level.INFO)).singleElement()
+						.asString()
+						.startsWith("incremental-rebalance.enabled=false: no Kafka Streams of this application are wired");
+				});
+		}
 	}
 
 	@Test

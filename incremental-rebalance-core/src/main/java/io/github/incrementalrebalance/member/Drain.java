@@ -198,6 +198,25 @@ final class Drain {
 	}
 
 	/**
+	 * The application shuts down while this member leaves: the leave goes on, but ends within {@code bound} from now at
+	 * the latest, as a leave whose deadline passed; a nearer deadline of its own stays.
+	 * @param bound how long the shutdown leaves it
+	 * @return whether a leave was under way
+	 */
+	synchronized boolean endWithin(Duration bound) {
+		if (this.state != MemberState.LEAVING) {
+			return false;
+		}
+		Instant until = this.clocks.elapsed().instant().plus(bound);
+		if (this.deadline.isEmpty() || this.deadline.get().isAfter(until)) {
+			this.deadline = Optional.of(until);
+			logger.info("{} shuts down while it leaves (leave {}): its drain goes on for at most {}",
+					this.identity.instanceId(), this.leave.leaveId(), bound);
+		}
+		return true;
+	}
+
+	/**
 	 * Cancel a leave that has not finished (tasks already moved stay moved): write the cancel record and wait until
 	 * the cluster has it, so that the leader cannot go on draining a member that reports STABLE.
 	 * @return whether a leave was cancelled

@@ -282,6 +282,18 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
+	 * The application shuts down while this member leaves (a SIGTERM after an operator's leave): the drain goes on and
+	 * ends within {@code bound}, {@code forced} with its count of cold moves if its learners are not ready by then,
+	 * and recorded like any leave. A deadline of its own that comes sooner stays.
+	 * @param bound how long the shutdown leaves the drain
+	 * @return whether a leave was under way
+	 */
+	public boolean endLeaveWithin(Duration bound) {
+		MemberStart current = this.starts.attached();
+		return current != null && current.drain().endWithin(bound);
+	}
+
+	/**
 	 * Cancel the leave of a member of this group, this one or another, if it has not finished. Another member answers
 	 * on its own: it stays, or it had left (or was handing over) when the cancel came.
 	 * @param instanceId the member
