@@ -56,14 +56,11 @@ class RolloutIT {
 		.ofSeconds(PageViews.PARTITIONS * 2L * KEYS_PER_TASK / RESTORE_RATE)
 		.plusMinutes(1);
 
-	/** The drain bound the sample ships with (its 20 s shutdown phase less 5 s for Kafka Streams to close). */
+	/** The drain bound the sample ships with (no drain timeout: 15 s on shutdown). */
 	private static final Duration SHIPPED_DRAIN_BOUND = Duration.ofSeconds(15);
 
 	/** Room for the learners of an instance's share: a drain on shutdown may take 85 s. */
-	private static final String SIZED_PHASE = "90s";
-
-	/** The sample's own shutdown phase, whose drain bound is {@link #SHIPPED_DRAIN_BOUND}. */
-	private static final String SHIPPED_PHASE = "20s";
+	private static final String SIZED_DRAIN = "--incremental-rebalance.drain.timeout=85s";
 
 	/** Learners are ready within this lag: what a moved task may restore at most at promotion. */
 	private static final int ACCEPTABLE_LAG = 100;
@@ -76,11 +73,11 @@ class RolloutIT {
 	@Test
 	void aRollingUpdateKeepsEveryTaskWarmWithLearnersWhereKafkaAloneRestoresAtPromotion() throws Exception {
 		List<Result> results = new ArrayList<>();
-		results.add(rollout("learners", SIZED_PHASE, List.of()));
-		results.add(rollout("learners-15s-drain", SHIPPED_PHASE, List.of()));
-		results.add(rollout("kafka-leave-group", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
+		results.add(rollout("learners", List.of(SIZED_DRAIN)));
+		results.add(rollout("learners-15s-drain", List.of()));
+		results.add(rollout("kafka-leave-group", List.of(SIZED_DRAIN, "--incremental-rebalance.mode=upgrading",
 				"--incremental-rebalance.readiness.warm=false")));
-		results.add(rollout("kafka-standby", SIZED_PHASE, List.of("--incremental-rebalance.mode=upgrading",
+		results.add(rollout("kafka-standby", List.of(SIZED_DRAIN, "--incremental-rebalance.mode=upgrading",
 				"--incremental-rebalance.readiness.warm=false",
 				"--spring.kafka.streams.properties.num.standby.replicas=1")));
 
@@ -106,7 +103,7 @@ class RolloutIT {
 		assertThat(leaveGroup.longestStall()).as("and stalls them meanwhile").isGreaterThan(learners.longestStall());
 	}
 
-	private Result rollout(String run, String shutdownPhase, List<String> arguments) throws Exception {
+	private Result rollout(String run, List<String> arguments) throws Exception {
 		Path work = this.work.resolve(run).toAbsolutePath();
 		// the previous run's state and logs go: each run starts with empty state directories
 		FileSystemUtils.deleteRecursively(work);
@@ -117,7 +114,7 @@ class RolloutIT {
 				TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), PageViews.INPUT)) {
 			broker.createTopics(PageViews.PARTITIONS, PageViews.INPUT, PageViews.OUTPUT);
 			for (int i = 1; i <= INSTANCES; i++) {
-				old.add(launch(broker, work, "old-" + i, shutdownPhase, arguments));
+				old.add(launch(broker, work, "old-" + i, arguments));
 			}
 			all.addAll(old);
 			await(run + ": three processes share the six tasks").atMost(Duration.ofMinutes(3))
@@ -146,7 +143,7 @@ class RolloutIT {
 				int forced = 0;
 				Duration longestShutdown = Duration.ZERO;
 				for (int i = 1; i <= INSTANCES; i++) {
-					SampleProcess added = launch(broker, work, "new-" + i, shutdownPhase, arguments);
+					SampleProcess added = launch(broker, work, "new-" + i, arguments);
 					all.add(added);
 					marks.add(0L);
 					await(run + ": new-" + i + " ready").atMost(Duration.ofMinutes(10)).until(added::ready);
@@ -177,14 +174,13 @@ class RolloutIT {
 		}
 	}
 
-	private static SampleProcess launch(KafkaBroker broker, Path work, String name, String shutdownPhase,
-			List<String> arguments) throws IOException {
+	private static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments)
+			throws IOException {
 		List<String> all = new ArrayList<>(List.of(
 				"--spring.kafka.streams.properties.consumer.heartbeat.interval.ms=1000",
 				"--spring.kafka.streams.properties.consumer.session.timeout.ms=10000",
 				"--spring.kafka.streams.properties.acceptable.recovery.lag=" + ACCEPTABLE_LAG,
-				"--sample.restore-rate=" + RESTORE_RATE,
-				"--spring.lifecycle.timeout-per-shutdown-phase=" + shutdownPhase));
+				"--sample.restore-rate=" + RESTORE_RATE));
 		all.addAll(arguments);
 		return SampleProcess.launch(broker, work, name, all);
 	}
