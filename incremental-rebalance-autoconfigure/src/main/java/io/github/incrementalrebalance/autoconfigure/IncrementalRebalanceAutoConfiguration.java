@@ -65,6 +65,12 @@ public final class IncrementalRebalanceAutoConfiguration {
 	}
 
 	@Bean
+	UnknownKeysCheck incrementalRebalanceUnknownKeysCheck(ConfigurableApplicationContext context,
+			IncrementalRebalanceProperties properties) {
+		return new UnknownKeysCheck(context.getEnvironment(), properties.failOnUnknownKeys());
+	}
+
+	@Bean
 	NothingWiredWarning incrementalRebalanceNothingWiredWarning(ConfigurableApplicationContext context,
 			MemberRuntimes runtimes, ObjectProvider<IncrementalRebalanceProperties> properties) {
 		return new NothingWiredWarning(context, runtimes, properties::getObject);

@@ -34,12 +34,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param readiness What readiness means.
  * @param placement Where tasks go and how the group is balanced.
  * @param health The 'rebalance' health contributor.
+ * @param failOnUnknownKeys Whether a key under 'incremental-rebalance.' that the starter does not know (a misspelling,
+ * a name from before 1.0) refuses the start; otherwise each is reported at WARN with the key meant, and ignored.
  */
 @ConfigurationProperties("incremental-rebalance")
 public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabled, @Nullable RebalancingMode mode,
 		@Nullable String instanceId, @DefaultValue ControlTopic controlTopic, @DefaultValue Drain drain,
 		@DefaultValue Leave leave, @DefaultValue Learners learners, @DefaultValue Readiness readiness,
-		@DefaultValue Placement placement, @DefaultValue Health health) {
+		@DefaultValue Placement placement, @DefaultValue Health health,
+		@DefaultValue("false") boolean failOnUnknownKeys) {
 
 	private static final String PREFIX = "incremental-rebalance.";
 

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,6 +34,7 @@ class ConfigurationMetadataTests {
 		assertThat(properties.get("management.endpoint.rebalance.access").get("defaultValue").asString())
 			.isEqualTo("read_only");
 		properties.keySet().removeIf((name) -> !name.startsWith("incremental-rebalance."));
+		properties.values().removeIf((property) -> property.has("deprecation"));
 		assertThat(properties).containsOnlyKeys("incremental-rebalance.enabled", "incremental-rebalance.mode",
 				"incremental-rebalance.instance-id", "incremental-rebalance.control-topic.name",
 				"incremental-rebalance.control-topic.create", "incremental-rebalance.control-topic.timeout",
@@ -45,7 +47,7 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.readiness.warm", "incremental-rebalance.readiness.timeout",
 				"incremental-rebalance.placement.policy", "incremental-rebalance.placement.balancing-factor",
 				"incremental-rebalance.placement.task-weight", "incremental-rebalance.placement.task-weight-timeout",
-				"incremental-rebalance.health.problem-status");
+				"incremental-rebalance.health.problem-status", "incremental-rebalance.fail-on-unknown-keys");
 		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave.on-close").get("defaultValue").asBoolean()).isTrue();
@@ -71,10 +73,36 @@ class ConfigurationMetadataTests {
 			.isEqualTo("UP");
 	}
 
+	/**
+	 * The names from before 1.0 are listed as no longer supported, each with the key that replaced it, so that an IDE
+	 * and Spring Boot's properties migrator name the replacement; the starter's own check reads the same list.
+	 */
+	@Test
+	void everyNameFromBefore10IsListedWithTheKeyThatReplacedIt() throws IOException {
+		Map<String, JsonNode> properties = properties();
+		Map<String, String> replaced = new TreeMap<>();
+		properties.forEach((name, property) -> {
+			if (property.has("deprecation")) {
+				assertThat(property.get("deprecation").get("level").asString()).as(name).isEqualTo("error");
+				replaced.put(name.substring("incremental-rebalance.".length()),
+						property.get("deprecation").get("replacement").asString());
+			}
+		});
+		assertThat(replaced).hasSize(22)
+			.containsEntry("drain-on-shutdown", "incremental-rebalance.drain.on-shutdown")
+			.containsEntry("scale-down-timeout", "incremental-rebalance.drain.timeout")
+			.containsEntry("warm-readiness", "incremental-rebalance.readiness.warm")
+			.containsEntry("problem-health-status", "incremental-rebalance.health.problem-status");
+		assertThat(replaced.values()).as("every replacement is a property of today")
+			.allSatisfy((replacement) -> assertThat(properties.containsKey(replacement)
+					&& !properties.get(replacement).has("deprecation")).as(replacement).isTrue());
+	}
+
 	@Test
 	void theReferenceListsEveryPropertyAndNoOther() throws IOException {
-		Set<String> properties = new TreeSet<>(properties().keySet());
-		properties.removeIf((name) -> !name.startsWith("incremental-rebalance."));
+		Map<String, JsonNode> all = properties();
+		Set<String> properties = new TreeSet<>(all.keySet());
+		properties.removeIf((name) -> !name.startsWith("incremental-rebalance.") || all.get(name).has("deprecation"));
 		assertThat(tableKeys("## Spring Boot", "incremental-rebalance.")).as("the properties in docs/reference.md")
 			.isEqualTo(properties);
 	}
