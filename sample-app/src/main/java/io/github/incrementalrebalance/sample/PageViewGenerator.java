@@ -3,31 +3,38 @@ package io.github.incrementalrebalance.sample;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * Sends a page view of a random user every few milliseconds while the application runs (switch it off with
- * {@code sample.generate=false}).
+ * {@code sample.generate=false}). The switch is read at start, not as a bean condition, so that the application
+ * processed ahead of time (Spring AOT) honours the value it runs with.
  */
 @Component
-@ConditionalOnBooleanProperty(name = "sample.generate", matchIfMissing = true)
 class PageViewGenerator implements SmartLifecycle {
 
 	private static final Duration PAUSE = Duration.ofMillis(5);
 
 	private final KafkaTemplate<String, String> template;
 
+	private final boolean generate;
+
 	private volatile Thread thread;
 
-	PageViewGenerator(KafkaTemplate<String, String> template) {
+	PageViewGenerator(KafkaTemplate<String, String> template,
+			@Value("${sample.generate:true}") boolean generate) {
 		this.template = template;
+		this.generate = generate;
 	}
 
 	@Override
 	public void start() {
+		if (!this.generate) {
+			return;
+		}
 		Thread generator = new Thread(this::generate, "page-view-generator");
 		generator.setDaemon(true);
 		generator.start();

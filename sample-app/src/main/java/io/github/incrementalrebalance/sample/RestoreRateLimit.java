@@ -11,7 +11,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.streams.KafkaClientSupplier;
 
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -19,21 +18,21 @@ import org.springframework.context.annotation.Configuration;
  * With {@code sample.restore-rate} set (records per second), each instance reads changelogs, for restores and for
  * learners alike, at most that fast: the sample's few hundred thousand records then take as long to warm up as a
  * production instance's gigabytes, so a drain, a rolling update and the grace period they need can be watched and
- * measured on one machine. Unset, restores run at full speed.
+ * measured on one machine. Unset, restores run at full speed. Read when the clients are made, not as a bean
+ * condition, so that the application processed ahead of time (Spring AOT) honours the value it runs with.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty("sample.restore-rate")
 class RestoreRateLimit {
 
 	/**
-	 * Kafka's clients with a restore consumer that takes its time; the starter wraps this application supplier as it
-	 * would any other.
-	 * @param recordsPerSecond {@code sample.restore-rate}: at least 1
+	 * Kafka's clients, with a restore consumer that takes its time when a rate is set; the starter wraps this
+	 * application supplier as it would any other.
+	 * @param recordsPerSecond {@code sample.restore-rate}: at least 1, or null (unset) for full speed
 	 * @return the supplier
 	 */
 	@Bean
-	KafkaClientSupplier restoreRateLimitedClients(@Value("${sample.restore-rate}") long recordsPerSecond) {
-		if (recordsPerSecond < 1) {
+	KafkaClientSupplier restoreRateLimitedClients(@Value("${sample.restore-rate:#{null}}") Long recordsPerSecond) {
+		if (recordsPerSecond != null && recordsPerSecond < 1) {
 			throw new IllegalArgumentException("sample.restore-rate must be at least 1 record per second (or unset "
 					+ "for full speed), was " + recordsPerSecond);
 		}
@@ -41,7 +40,8 @@ class RestoreRateLimit {
 
 			@Override
 			public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
-				return new RateLimitedConsumer(delegate().getRestoreConsumer(config), recordsPerSecond);
+				Consumer<byte[], byte[]> consumer = delegate().getRestoreConsumer(config);
+				return (recordsPerSecond == null) ? consumer : new RateLimitedConsumer(consumer, recordsPerSecond);
 			}
 
 		};
@@ -51,7 +51,7 @@ class RestoreRateLimit {
 	 * A restore consumer that holds its thread, after each poll, for as long as the records polled take at the rate.
 	 * Called by the one thread that restores.
 	 */
-	private static final class RateLimitedConsumer extends ForwardingConsumer<byte[], byte[]> {
+	static final class RateLimitedConsumer extends ForwardingConsumer<byte[], byte[]> {
 
 		private final long recordsPerSecond;
 

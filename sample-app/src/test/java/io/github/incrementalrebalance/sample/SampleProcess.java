@@ -53,10 +53,27 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	 * @return the running process
 	 */
 	static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments) throws IOException {
+		return launch(broker, work, name, List.of(), arguments);
+	}
+
+	/**
+	 * Start one with JVM options of its own.
+	 * @param broker the broker
+	 * @param work where its state directory, temporary files and log go
+	 * @param name its instance id
+	 * @param options JVM options besides its heap and temporary directory
+	 * @param arguments the application's arguments besides its port, broker, state directory, instance id and users
+	 * @return the running process
+	 */
+	static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> options,
+			List<String> arguments) throws IOException {
 		int port = freePort();
 		Path log = work.resolve(name + ".log");
-		List<String> command = new ArrayList<>(JavaCommand.of("-Xmx384m", "-Djava.io.tmpdir=" + work, "-jar",
-				System.getProperty("sample.jar"), "--server.port=" + port,
+		List<String> jvm = new ArrayList<>(List.of("-Xmx384m", "-Djava.io.tmpdir=" + work));
+		jvm.addAll(options);
+		jvm.addAll(List.of("-jar", System.getProperty("sample.jar")));
+		List<String> command = new ArrayList<>(JavaCommand.of(jvm.toArray(String[]::new)));
+		command.addAll(List.of("--server.port=" + port,
 				"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
 				"--spring.kafka.streams.state-dir=" + work.resolve("state-" + name),
 				"--incremental-rebalance.instance-id=" + name, "--sample.generate=false",
@@ -109,6 +126,20 @@ record SampleProcess(String name, int port, Process process, Path log) {
 		return !get("/actuator/health/readiness", 200).isEmpty();
 	}
 
+	/**
+	 * Ask it to leave over its endpoint, as an operator.
+	 * @return the endpoint's status code
+	 */
+	int leave() throws IOException, InterruptedException {
+		HttpResponse<Void> response = HTTP.send(HttpRequest
+			.newBuilder(URI.create("http://localhost:" + this.port + "/actuator/rebalance/leave"))
+			.header("Authorization", basic("operator:operator-secret"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{}"))
+			.build(), HttpResponse.BodyHandlers.discarding());
+		return response.statusCode();
+	}
+
 	/** How much it has logged so far: a mark to read what it logs after. */
 	long logSize() throws IOException {
 		return Files.size(this.log);
@@ -136,9 +167,7 @@ record SampleProcess(String name, int port, Process process, Path log) {
 		try {
 			HttpResponse<String> response = HTTP.send(HttpRequest
 				.newBuilder(URI.create("http://localhost:" + this.port + path))
-				.header("Authorization",
-						"Basic " + Base64.getEncoder()
-							.encodeToString("viewer:viewer-secret".getBytes(StandardCharsets.UTF_8)))
+				.header("Authorization", basic("viewer:viewer-secret"))
 				.GET()
 				.build(), HttpResponse.BodyHandlers.ofString());
 			return (response.statusCode() == expected) ? response.body() : "";
@@ -150,6 +179,10 @@ record SampleProcess(String name, int port, Process process, Path log) {
 			Thread.currentThread().interrupt();
 			return "";
 		}
+	}
+
+	private static String basic(String credentials) {
+		return "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
 	}
 
 	private static int freePort() {
