@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
+import org.apache.kafka.streams.KafkaStreams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,6 +167,10 @@ public final class DrainOnShutdown implements SmartLifecycle {
 	}
 
 	private void drain(MemberRuntime runtime, Duration bound) {
+		if (!runtime.streamsState().filter(KafkaStreams.State::isRunningOrRebalancing).isPresent()) {
+			// not started (auto-startup=false), or failed (health says so): nothing to hand over
+			return;
+		}
 		Optional<String> staticId = runtime.groupInstanceId();
 		if (staticId.isPresent()) {
 			logger.info("{} is a static member (group.instance.id {}): a shutdown keeps its tasks for its restart, "

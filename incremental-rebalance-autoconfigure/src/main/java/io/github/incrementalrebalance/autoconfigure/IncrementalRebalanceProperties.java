@@ -98,9 +98,10 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 	/**
 	 * The control topic.
 	 *
-	 * @param name Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams' (a
-	 * StreamsBuilderFactoryBean of the application's own keeps the default or its own key). Default: the application
-	 * id followed by '-rebalance-control'.
+	 * @param name Topic of leave requests and plans of the Kafka Streams configured by 'spring.kafka.streams'. A
+	 * StreamsBuilderFactoryBean of the application's own (a binder's function) is another group: it keeps the default
+	 * or names its own in its configuration, and the start is refused when this is set and it names none. Default: the
+	 * application id followed by '-rebalance-control'.
 	 * @param create Whether to create the control topic when it is missing.
 	 * @param timeout How long the cluster may take to answer one request about the control topic: a description of
 	 * the topic or a request for its end (unanswered, the topic is reported unreadable in the log and health, and
@@ -308,8 +309,13 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 	 * round that fell back to Kafka's assignor); the 'problem' detail says why. 'UP' by default: the application still
 	 * processes and a restart mends none of these, so a probe or load balancer must not act on it. 'DOWN' (503) or a
 	 * status of your own, mapped in 'management.endpoint.health.status', for those that should.
+	 * @param streamsError What a member whose Kafka Streams went to ERROR (an uncaught exception with SHUTDOWN_CLIENT:
+	 * it processes nothing and is out of its group until restarted) does to the application's availability:
+	 * 'readiness' (it refuses traffic, and the 'rebalance' contributor is DOWN), 'liveness' (besides, liveness is
+	 * broken, so that Kubernetes restarts the pod) or 'none'. A member that left its group on purpose is never
+	 * reported so.
 	 */
-	public record Health(@DefaultValue("UP") String problemStatus) {
+	public record Health(@DefaultValue("UP") String problemStatus, @DefaultValue("readiness") StreamsError streamsError) {
 
 		public Health {
 			if (problemStatus == null || problemStatus.isBlank()) {
@@ -318,6 +324,22 @@ public record IncrementalRebalanceProperties(@DefaultValue("true") boolean enabl
 			}
 			problemStatus = problemStatus.trim().toUpperCase(Locale.ROOT);
 		}
+
+	}
+
+	/**
+	 * What a member whose Kafka Streams failed does to the application's availability.
+	 */
+	public enum StreamsError {
+
+		/** Readiness refuses traffic. */
+		READINESS,
+
+		/** Readiness refuses traffic and liveness is broken: Kubernetes restarts the pod. */
+		LIVENESS,
+
+		/** Nothing: the application watches Kafka Streams' state itself. */
+		NONE
 
 	}
 

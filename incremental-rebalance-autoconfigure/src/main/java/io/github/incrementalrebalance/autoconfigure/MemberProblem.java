@@ -3,9 +3,11 @@ package io.github.incrementalrebalance.autoconfigure;
 import java.util.Optional;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
+import org.apache.kafka.streams.KafkaStreams;
 
 /**
- * What keeps a member from handing its tasks to warm learners while it still processes. Health's {@code problem} and
+ * What keeps a member from handing its tasks to warm learners, or from processing at all. Health's {@code problem} and
  * the {@code incremental.rebalance.problem} gauge read the same conditions, so an alert fires when health says why.
  */
 enum MemberProblem {
@@ -24,6 +26,23 @@ enum MemberProblem {
 		Optional<String> of(MemberRuntime runtime) {
 			return runtime.hasDuplicateInstanceId() ? Optional.of("instance id " + runtime.identity().instanceId()
 					+ " is used by another live member: a leave for it is refused; give each instance its own")
+					: Optional.empty();
+		}
+	},
+
+	/**
+	 * Its Kafka Streams went to {@code ERROR} while it was meant to run (stable or leaving): it processes nothing and
+	 * is out of its group until restarted. A member that left on purpose closes into {@code NOT_RUNNING} instead.
+	 */
+	STREAMS_ERROR("streams-error") {
+		@Override
+		Optional<String> of(MemberRuntime runtime) {
+			MemberState state = runtime.state();
+			boolean meantToRun = state == MemberState.STABLE || state == MemberState.LEAVING;
+			return (meantToRun && runtime.streamsState().filter(KafkaStreams.State.ERROR::equals).isPresent())
+					? Optional.of("Kafka Streams of " + runtime.identity().instanceId() + " are in ERROR (a stream "
+							+ "thread's uncaught exception shut the client down): it processes nothing and is out of "
+							+ "its group until restarted; its log says why")
 					: Optional.empty();
 		}
 	},

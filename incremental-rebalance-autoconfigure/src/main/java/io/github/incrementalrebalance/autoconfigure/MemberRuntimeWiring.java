@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.StartRefusedException;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.member.MemberRuntime;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -170,7 +171,8 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 	/**
 	 * The properties configure the Kafka Streams of {@code @EnableKafkaStreams}, built from
 	 * {@code spring.kafka.streams.*}: there they win over the Kafka-style keys. A factory bean the application declared
-	 * has a config of its own, whose keys win; and it is another group, which must not share the control topic.
+	 * (a binder's function) has a config of its own, whose keys win; and it is another group, which must not share the
+	 * control topic: {@code control-topic.name} is refused for one that does not name its own, rather than ignored.
 	 */
 	private void applySettings(Properties properties, String beanName) {
 		Map<String, Object> keys = this.settings.getObject().kafkaStyleKeys();
@@ -178,7 +180,18 @@ class MemberRuntimeWiring implements BeanPostProcessor, StreamsBuilderFactoryBea
 			properties.putAll(keys);
 			return;
 		}
-		keys.remove(LearnerConfig.CONTROL_TOPIC_CONFIG);
+		Object controlTopic = keys.remove(LearnerConfig.CONTROL_TOPIC_CONFIG);
+		if (controlTopic != null && !properties.containsKey(LearnerConfig.CONTROL_TOPIC_CONFIG)) {
+			throw new StartRefusedException("incremental-rebalance.control-topic.name", "incremental-rebalance."
+					+ "control-topic.name=" + controlTopic + " names the control topic of the Kafka Streams of "
+					+ "spring.kafka.streams, but the factory bean '" + beanName + "' runs a Kafka Streams application "
+					+ "of its own (a group of its own, which must not share that topic) and names none",
+					"the Kafka-style key " + LearnerConfig.CONTROL_TOPIC_CONFIG + " in that factory bean's own "
+							+ "configuration (for Spring Cloud Stream's binder: spring.cloud.stream.kafka.streams.binder."
+							+ "functions.<function>.configuration." + LearnerConfig.CONTROL_TOPIC_CONFIG + "), or no "
+							+ "incremental-rebalance.control-topic.name, so that each application's control topic is "
+							+ "<application.id>-rebalance-control");
+		}
 		keys.forEach(properties::putIfAbsent);
 	}
 

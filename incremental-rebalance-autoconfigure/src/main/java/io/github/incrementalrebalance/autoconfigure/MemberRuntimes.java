@@ -1,8 +1,10 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.member.MemberRuntime;
 import io.github.incrementalrebalance.member.MemberState;
@@ -17,8 +19,29 @@ public class MemberRuntimes implements DisposableBean {
 
 	private final Map<String, MemberRuntime> byFactoryBean = new LinkedHashMap<>();
 
-	synchronized void register(String factoryBeanName, MemberRuntime runtime) {
-		this.byFactoryBean.put(factoryBeanName, runtime);
+	private final List<Consumer<MemberRuntime>> whenRegistered = new ArrayList<>();
+
+	void register(String factoryBeanName, MemberRuntime runtime) {
+		List<Consumer<MemberRuntime>> actions;
+		synchronized (this) {
+			this.byFactoryBean.put(factoryBeanName, runtime);
+			actions = List.copyOf(this.whenRegistered);
+		}
+		actions.forEach((action) -> action.accept(runtime));
+	}
+
+	/**
+	 * Act on every runtime: those registered now, and each one registered later (a factory bean created after the
+	 * context refreshed, as a binder may), once.
+	 * @param action what to do with each
+	 */
+	public void forEachNowAndLater(Consumer<MemberRuntime> action) {
+		List<MemberRuntime> now;
+		synchronized (this) {
+			this.whenRegistered.add(action);
+			now = List.copyOf(this.byFactoryBean.values());
+		}
+		now.forEach(action);
 	}
 
 	/**

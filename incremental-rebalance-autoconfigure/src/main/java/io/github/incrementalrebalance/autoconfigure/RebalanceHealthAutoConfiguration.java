@@ -1,5 +1,7 @@
 package io.github.incrementalrebalance.autoconfigure;
 
+import io.github.incrementalrebalance.autoconfigure.IncrementalRebalanceProperties.StreamsError;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,7 +25,8 @@ public final class RebalanceHealthAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rebalanceHealthIndicator")
 	RebalanceHealthIndicator rebalanceHealthIndicator(MemberRuntimes runtimes,
 			IncrementalRebalanceProperties properties) {
-		return new RebalanceHealthIndicator(runtimes, new Status(properties.health().problemStatus()));
+		return new RebalanceHealthIndicator(runtimes, new Status(properties.health().problemStatus()),
+				properties.health().streamsError() != StreamsError.NONE);
 	}
 
 }

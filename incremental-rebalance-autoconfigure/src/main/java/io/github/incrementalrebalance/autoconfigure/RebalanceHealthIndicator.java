@@ -23,20 +23,26 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 
 	private final Status problemStatus;
 
+	private final boolean streamsErrorDown;
+
 	/**
 	 * @param runtimes the members
 	 * @param problemStatus the status while a member cannot hand its tasks to learners
+	 * @param streamsErrorDown whether a member whose Kafka Streams failed makes the status DOWN
 	 */
-	public RebalanceHealthIndicator(MemberRuntimes runtimes, Status problemStatus) {
+	public RebalanceHealthIndicator(MemberRuntimes runtimes, Status problemStatus, boolean streamsErrorDown) {
 		super("Rebalance health check failed");
 		this.runtimes = runtimes;
 		this.problemStatus = problemStatus;
+		this.streamsErrorDown = streamsErrorDown;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		boolean anyProblem = false;
+		boolean anyFailed = false;
 		for (MemberRuntime runtime : this.runtimes.all()) {
+			anyFailed |= MemberProblem.STREAMS_ERROR.of(runtime).isPresent();
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("instanceId", runtime.identity().instanceId());
 			details.put("state", runtime.state());
@@ -61,7 +67,7 @@ public class RebalanceHealthIndicator extends AbstractHealthIndicator {
 			anyProblem |= details.containsKey("problem");
 			builder.withDetail(runtime.applicationId(), details);
 		}
-		builder.status(anyProblem ? this.problemStatus : Status.UP);
+		builder.status((anyFailed && this.streamsErrorDown) ? Status.DOWN : anyProblem ? this.problemStatus : Status.UP);
 	}
 
 }

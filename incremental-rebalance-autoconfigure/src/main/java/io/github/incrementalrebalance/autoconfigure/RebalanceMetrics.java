@@ -37,95 +37,108 @@ public class RebalanceMetrics implements MeterBinder {
 		this.runtimes = runtimes;
 	}
 
+	/**
+	 * Binds the meters of every member, and of each member whose factory bean is created later.
+	 */
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		for (MemberRuntime runtime : this.runtimes.all()) {
-			// the member's own instance id: a pod's, as stable as the scrape target, and what the endpoint and logs name
-			Tags tags = Tags.of("application.id", runtime.applicationId(), "instance.id",
-					runtime.identity().instanceId());
-			for (TaskRole role : TaskRole.values()) {
-				Gauge.builder("incremental.rebalance.tasks", runtime,
-						(member) -> member.tasks().stream().filter((task) -> task.role() == role).count())
-					.description("Tasks of this instance by state")
-					.tags(tags.and("state", role.name().toLowerCase(Locale.ROOT)))
-					.register(registry);
-			}
-			Gauge.builder("incremental.rebalance.learner.lag.max", runtime,
-					(member) -> member.tasks().stream()
-						.filter((task) -> task.role() == TaskRole.LEARNING && task.lag().isPresent())
-						.mapToLong((TaskState task) -> task.lag().getAsLong())
-						.max()
-						.orElse(0))
-				.description("Largest lag of this instance's learners")
-				.tags(tags)
-				.register(registry);
-			FunctionCounter.builder("incremental.rebalance.enforced", runtime,
-					(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.enforcedCount()).orElse(0.0))
-				.description("Rebalances this instance enforced")
-				.tags(tags)
-				.register(registry);
-			for (RebalanceCause cause : RebalanceCause.values()) {
-				FunctionCounter.builder("incremental.rebalance.rounds", runtime,
-						(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.rounds(cause)).orElse(0.0))
-					.description("Rebalances this instance started or joined by itself, by cause: leave, cancel, "
-							+ "learners-ready, join (a new member, a round after a revoke, a follow-up of Kafka Streams), "
-							+ "follow (another member asked), application")
-					.tags(tags.and("cause", cause.word()))
-					.register(registry);
-			}
-			FunctionCounter.builder("incremental.rebalance.assignments", runtime,
-					(member) -> member.assignorStatus().assignments())
-				.description("Assignments this instance led that planned")
-				.tags(tags)
-				.register(registry);
-			FunctionCounter.builder("incremental.rebalance.assignments.unchanged", runtime,
-					(member) -> member.assignorStatus().unchangedAssignments())
-				.description("Assignments this instance led that gave every member the tasks it had: a rebalance that "
-						+ "moved nothing; the rounds counter of the member that asked says why it was asked")
-				.tags(tags)
-				.register(registry);
-			MultiGauge learnerLags = MultiGauge.builder("incremental.rebalance.learner.lag")
-				.description("Lag of each learner of this instance, by task: records its stores are behind")
-				.tags(tags)
-				.register(registry);
-			runtime.addProgressListener((learners) -> learnerLags.register(learners.stream()
-				.map((learner) -> MultiGauge.Row.of(Tags.of("task", learner.task()), learner.lag()))
-				.toList(), true));
-			Gauge.builder("incremental.rebalance.drain.eta", runtime, RebalanceMetrics::secondsUntilDrained)
-				.description("While this instance leaves: seconds until its slowest learner is ready (or its deadline, "
-						+ "if sooner), from the group's progress records; NaN when not leaving or not known yet")
-				.baseUnit("seconds")
-				.tags(tags)
-				.register(registry);
-			Gauge.builder("incremental.rebalance.drain.stalled", runtime,
-					(member) -> member.drainStalled().isPresent() ? 1 : 0)
-				.description("1 while this instance's drain gets nowhere: its learners have not come closer to ready "
-						+ "for the drain stall timeout (health's drainStalled says which and why); 0 otherwise")
-				.tags(tags)
-				.register(registry);
-			for (MemberProblem problem : MemberProblem.values()) {
-				Gauge.builder("incremental.rebalance.problem", runtime,
-						(member) -> problem.of(member).isPresent() ? 1 : 0)
-					.description("1 while this instance has the problem its tag names and health's 'problem' detail "
-							+ "says why (control-topic, duplicate-instance-id, assignor-fallback): it still processes, "
-							+ "but a leave would not hand its tasks to warm learners; 0 otherwise")
-					.tags(tags.and("problem", problem.word()))
-					.register(registry);
-			}
-			runtime.addStateListener(new DrainTimer(registry, tags, runtime));
-			runtime.controlView().addListener(new LeaveEnds(registry, tags, runtime));
-			FunctionCounter.builder("incremental.rebalance.assignor.fallbacks", runtime,
-					(member) -> member.assignorStatus().fallbacks())
-				.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
-				.tags(tags)
-				.register(registry);
-			FunctionCounter.builder("incremental.rebalance.assignor.weighed.by.count", runtime,
-					(member) -> member.assignorStatus().weighedByCount())
-				.description("Assignments this instance led with task.weight=state-size that weighed every task one, "
-						+ "because the changelog sizes could not be read")
-				.tags(tags)
+		this.runtimes.forEachNowAndLater((runtime) -> bind(registry, runtime));
+	}
+
+	private static void bind(MeterRegistry registry, MemberRuntime runtime) {
+		// the member's own instance id: a pod's, as stable as the scrape target, and what the endpoint and logs name
+		Tags tags = Tags.of("application.id", runtime.applicationId(), "instance.id",
+				runtime.identity().instanceId());
+		for (MemberState state : MemberState.values()) {
+			Gauge.builder("incremental.rebalance.member.state", runtime, (member) -> (member.state() == state) ? 1 : 0)
+				.description("1 in the state this instance's member is in, 0 in the others: stable, leaving, "
+						+ "drained, forced, left-without-learners, closed (out of its group, Kafka Streams closed: a "
+						+ "pod that stays up so holds its place, and a disruption budget's slot, until it is removed)")
+				.tags(tags.and("state", state.name().toLowerCase(Locale.ROOT).replace('_', '-')))
 				.register(registry);
 		}
+		for (TaskRole role : TaskRole.values()) {
+			Gauge.builder("incremental.rebalance.tasks", runtime,
+					(member) -> member.tasks().stream().filter((task) -> task.role() == role).count())
+				.description("Tasks of this instance by state")
+				.tags(tags.and("state", role.name().toLowerCase(Locale.ROOT)))
+				.register(registry);
+		}
+		Gauge.builder("incremental.rebalance.learner.lag.max", runtime,
+				(member) -> member.tasks().stream()
+					.filter((task) -> task.role() == TaskRole.LEARNING && task.lag().isPresent())
+					.mapToLong((TaskState task) -> task.lag().getAsLong())
+					.max()
+					.orElse(0))
+			.description("Largest lag of this instance's learners")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("incremental.rebalance.enforced", runtime,
+				(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.enforcedCount()).orElse(0.0))
+			.description("Rebalances this instance enforced")
+			.tags(tags)
+			.register(registry);
+		for (RebalanceCause cause : RebalanceCause.values()) {
+			FunctionCounter.builder("incremental.rebalance.rounds", runtime,
+					(member) -> member.rebalanceTrigger().map((trigger) -> (double) trigger.rounds(cause)).orElse(0.0))
+				.description("Rebalances this instance started or joined by itself, by cause: leave, cancel, "
+						+ "learners-ready, join (a new member, a round after a revoke, a follow-up of Kafka Streams), "
+						+ "follow (another member asked), application")
+				.tags(tags.and("cause", cause.word()))
+				.register(registry);
+		}
+		FunctionCounter.builder("incremental.rebalance.assignments", runtime,
+				(member) -> member.assignorStatus().assignments())
+			.description("Assignments this instance led that planned")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("incremental.rebalance.assignments.unchanged", runtime,
+				(member) -> member.assignorStatus().unchangedAssignments())
+			.description("Assignments this instance led that gave every member the tasks it had: a rebalance that "
+					+ "moved nothing; the rounds counter of the member that asked says why it was asked")
+			.tags(tags)
+			.register(registry);
+		MultiGauge learnerLags = MultiGauge.builder("incremental.rebalance.learner.lag")
+			.description("Lag of each learner of this instance, by task: records its stores are behind")
+			.tags(tags)
+			.register(registry);
+		runtime.addProgressListener((learners) -> learnerLags.register(learners.stream()
+			.map((learner) -> MultiGauge.Row.of(Tags.of("task", learner.task()), learner.lag()))
+			.toList(), true));
+		Gauge.builder("incremental.rebalance.drain.eta", runtime, RebalanceMetrics::secondsUntilDrained)
+			.description("While this instance leaves: seconds until its slowest learner is ready (or its deadline, "
+					+ "if sooner), from the group's progress records; NaN when not leaving or not known yet")
+			.baseUnit("seconds")
+			.tags(tags)
+			.register(registry);
+		Gauge.builder("incremental.rebalance.drain.stalled", runtime,
+				(member) -> member.drainStalled().isPresent() ? 1 : 0)
+			.description("1 while this instance's drain gets nowhere: its learners have not come closer to ready "
+					+ "for the drain stall timeout (health's drainStalled says which and why); 0 otherwise")
+			.tags(tags)
+			.register(registry);
+		for (MemberProblem problem : MemberProblem.values()) {
+			Gauge.builder("incremental.rebalance.problem", runtime,
+					(member) -> problem.of(member).isPresent() ? 1 : 0)
+				.description("1 while this instance has the problem its tag names and health's 'problem' detail "
+						+ "says why (control-topic, duplicate-instance-id, assignor-fallback): it still processes, "
+						+ "but a leave would not hand its tasks to warm learners; 0 otherwise")
+				.tags(tags.and("problem", problem.word()))
+				.register(registry);
+		}
+		runtime.addStateListener(new DrainTimer(registry, tags, runtime));
+		runtime.controlView().addListener(new LeaveEnds(registry, tags, runtime));
+		FunctionCounter.builder("incremental.rebalance.assignor.fallbacks", runtime,
+				(member) -> member.assignorStatus().fallbacks())
+			.description("Assignments this instance led with Kafka's sticky assignor after planning failed")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("incremental.rebalance.assignor.weighed.by.count", runtime,
+				(member) -> member.assignorStatus().weighedByCount())
+			.description("Assignments this instance led with task.weight=state-size that weighed every task one, "
+					+ "because the changelog sizes could not be read")
+			.tags(tags)
+			.register(registry);
 	}
 
 	private static double secondsUntilDrained(MemberRuntime runtime) {

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -19,7 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether this instance holds its share with its state: every member start has a plan, and the learners the plans
- * placed on it since it started have been promoted or dropped (the plan shows it learning nothing). Once warm, a start
+ * placed on it since it started have been promoted or dropped (the plan shows it learning nothing). A member whose
+ * Kafka Streams the application has not started (auto-startup=false) holds nothing back; its bound counts from when
+ * its Kafka Streams are first seen started. Once warm, a start
  * stays warm (learners placed on it later, for another member's drain, are no reason to refuse traffic). A start that
  * is not warm within the bound counts as warm anyway, and says so (WARN): its learners are still restoring, or no
  * plan names it (the control topic cannot be read, the leader runs Kafka's assignor). A member in mode upgrading gets
@@ -38,6 +41,9 @@ class WarmReadiness {
 
 	/** The member starts found warm, or past the bound. */
 	private final Set<StartId> warm = ConcurrentHashMap.newKeySet();
+
+	/** When each member start was first seen with its Kafka Streams attached: the bound counts from then. */
+	private final Map<StartId, Instant> runningSince = new ConcurrentHashMap<>();
 
 	/**
 	 * @param runtimes this instance's members
@@ -58,11 +64,16 @@ class WarmReadiness {
 	}
 
 	private boolean warm(MemberRuntime runtime) {
+		if (runtime.streamsState().isEmpty()) {
+			// the application starts its Kafka Streams itself, later (auto-startup=false): nothing to warm yet
+			return true;
+		}
 		MemberIdentity identity = runtime.identity();
 		StartId start = new StartId(identity.instanceId(), identity.incarnation());
 		if (this.warm.contains(start)) {
 			return true;
 		}
+		Instant runningSince = this.runningSince.computeIfAbsent(start, (first) -> this.clock.instant());
 		if (runtime.groupProtocol() == GroupProtocol.STREAMS) {
 			this.warm.add(start);
 			logger.warn("{} accepts traffic at once: under group.protocol=streams the broker gives a new instance its "
@@ -82,7 +93,7 @@ class WarmReadiness {
 			return true;
 		}
 		Instant now = this.clock.instant();
-		if (!now.isBefore(identity.startedAt().plus(this.bound))) {
+		if (!now.isBefore(runningSince.plus(this.bound))) {
 			this.warm.add(start);
 			logger.warn("{} accepts traffic without being warm, {} after it started (incremental-rebalance."
 					+ "readiness.timeout): {}", identity.instanceId(), this.bound, why(runtime));

@@ -40,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The alert rules of {@code deploy/prometheus}, evaluated by Prometheus' own {@code promtool} on what two instances
  * exported: a quiet group, then one instance's drain stalled (its learners' restores held) until its deadline forced
- * it to leave. The series given to promtool are the scrapes' own names, labels and values, before and after, with the
+ * it to leave, after which it stays up out of its group ({@code stop-streams}). The series given to promtool are the scrapes' own names, labels and values, before and after, with the
  * target labels Prometheus adds. The right alerts fire, with the labels and annotations an on-call engineer reads, and
  * none before. {@code PROMTOOL_REQUIRED=true} (set by {@code .ci/run}, which installs Debian's {@code prometheus})
  * makes a missing promtool a failure; elsewhere the test is skipped.
@@ -56,7 +56,7 @@ class AlertRulesIntegrationTests {
 
 	/** The meters the rules read. */
 	private static final Pattern ALERTED = Pattern.compile(
-			"^(incremental_rebalance_(?:problem|drain_stalled|leaves_total|leaves_tasks_moved_cold_total))"
+			"^(incremental_rebalance_(?:problem|drain_stalled|leaves_total|leaves_tasks_moved_cold_total|member_state))"
 					+ "\\{([^}]*)} (\\S+)$");
 
 	private static final Pattern LABEL_TEMPLATE = Pattern.compile("\\{\\{ \\$labels\\.(\\w+) }}");
@@ -76,7 +76,7 @@ class AlertRulesIntegrationTests {
 			assertThat(installed).as("promtool at %s (apt-get install prometheus)", PROMTOOL).isTrue();
 		}
 		assumeThat(installed).as("promtool installed").isTrue();
-		assertThat(promtool("check", "rules", RULES.toAbsolutePath().toString())).contains("SUCCESS: 4 rules found");
+		assertThat(promtool("check", "rules", RULES.toAbsolutePath().toString())).contains("SUCCESS: 5 rules found");
 
 		broker.createTopics(2, APPLICATION + "-input", APPLICATION + "-output");
 		try (ConfigurableApplicationContext a = start("a"); ConfigurableApplicationContext b = start("b");
@@ -126,11 +126,13 @@ class AlertRulesIntegrationTests {
 		firing.put("IncrementalRebalanceLeaveNotDrained",
 				Map.of("application_id", APPLICATION, "outcome", "forced", "reason", "deadline-passed"));
 		firing.put("IncrementalRebalanceTasksMovedCold", Map.of("application_id", APPLICATION));
+		firing.put("IncrementalRebalanceLeftMemberStillUp", Map.of("application_id", APPLICATION, "instance_id", "a"));
 		text.append("    alert_rule_test:\n");
 		Map<String, Map<String, Object>> rules = rules();
 		assertThat(rules).as("every alert the rules define is tested")
 			.containsOnlyKeys("IncrementalRebalanceProblem", "IncrementalRebalanceDrainStalled",
-					"IncrementalRebalanceLeaveNotDrained", "IncrementalRebalanceTasksMovedCold");
+					"IncrementalRebalanceLeaveNotDrained", "IncrementalRebalanceTasksMovedCold",
+					"IncrementalRebalanceLeftMemberStillUp");
 		for (Map.Entry<String, Map<String, Object>> rule : rules.entrySet()) {
 			text.append("      - eval_time: 4m\n        alertname: ").append(rule.getKey())
 				.append("\n        exp_alerts: []\n");

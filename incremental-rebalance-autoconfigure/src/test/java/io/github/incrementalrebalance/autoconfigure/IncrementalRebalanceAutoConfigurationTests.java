@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -17,6 +18,7 @@ import ch.qos.logback.classic.Level;
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.assignor.LearnerTaskAssignor;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.StartRefusedException;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.testkit.InMemoryControlView;
 import io.github.incrementalrebalance.identity.MemberIdentity;
@@ -57,6 +59,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.context.support.DefaultLifecycleProcessor;
 import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.EnableKafkaStreams;
@@ -551,6 +554,38 @@ class IncrementalRebalanceAutoConfigurationTests {
 			});
 	}
 
+	/**
+	 * A member registered after the meters were bound (a factory bean created later) gets its meters too, among them
+	 * the member's state, which an alert reads to find a pod left up out of its group.
+	 */
+	@Test
+	void aMemberRegisteredAfterTheMetersWereBoundGetsItsMeters() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceMetricsAutoConfiguration.class))
+			.withUserConfiguration(StreamsConfiguration.class)
+			.withBean(SimpleMeterRegistry.class)
+			.run((context) -> {
+				SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+				context.getBean(RebalanceMetrics.class).bindTo(registry);
+				Properties config = new Properties();
+				config.put(StreamsConfig.APPLICATION_ID_CONFIG, "late");
+				config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092");
+				config.put(LearnerConfig.INSTANCE_ID_CONFIG, "late-member");
+				try (MemberRuntime late = MemberRuntime.create(config)) {
+					context.getBean(MemberRuntimes.class).register("lateStreamsBuilder", late);
+					assertThat(registry.find("incremental.rebalance.tasks").tag("application.id", "late").gauges())
+						.hasSize(4);
+					assertThat(registry.find("incremental.rebalance.member.state")
+						.tags("application.id", "late", "state", "stable")
+						.gauge()
+						.value()).isEqualTo(1);
+					assertThat(registry.find("incremental.rebalance.member.state")
+						.tags("application.id", "late", "state", "closed")
+						.gauge()
+						.value()).isZero();
+				}
+			});
+	}
+
 	@Test
 	void metersBackOffWithoutARegistry() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RebalanceMetricsAutoConfiguration.class))
@@ -558,17 +593,43 @@ class IncrementalRebalanceAutoConfigurationTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(RebalanceMetrics.class));
 	}
 
+	/**
+	 * {@code control-topic.name} names one group's control topic; a factory bean of the application's own (a binder's
+	 * function) is another group, which must name its own rather than have the property ignored for it in silence.
+	 */
+	@Test
+	void aControlTopicNameThatAFactoryBeanOfItsOwnWouldIgnoreStopsTheStartNamingTheFactoryBean() {
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
+			.withPropertyValues("incremental-rebalance.control-topic.name=ops-control")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(StartRefusedException.class)
+					.hasMessageContaining("the factory bean 'ordersStreamsBuilder' runs a Kafka Streams application of "
+							+ "its own")
+					.hasMessageContaining("spring.cloud.stream.kafka.streams.binder.functions.<function>.configuration."
+							+ "incremental.rebalance.control.topic");
+			});
+		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
+			.withPropertyValues("incremental-rebalance.control-topic.name=ops-control",
+					"test.orders-control-topic=orders-control")
+			.run((context) -> assertThat(context.getBean(MemberRuntimes.class).all())
+				.extracting(MemberRuntime::controlTopic)
+				.as("each names its own")
+				.containsExactly("ops-control", "orders-control"));
+	}
+
 	@Test
 	void everyFactoryBeanIsItsOwnMember() {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class, SecondFactoryBeanConfiguration.class)
-			.withPropertyValues("incremental-rebalance.control-topic.name=ops-control",
-					"incremental-rebalance.drain.hand-over=eager", "incremental-rebalance.placement.balancing-factor=3")
+			.withPropertyValues("incremental-rebalance.drain.hand-over=eager",
+					"incremental-rebalance.placement.balancing-factor=3")
 			.run((context) -> {
 				assertThat(context.getBean(MemberRuntimes.class).byFactoryBean()).containsOnlyKeys(
 						"defaultKafkaStreamsBuilder", "ordersStreamsBuilder");
 				assertThat(context.getBean(MemberRuntimes.class).all()).extracting(MemberRuntime::controlTopic)
 					.as("another group: never the control topic of spring.kafka.streams")
-					.containsExactly("ops-control", "orders-rebalance-control");
+					.containsExactly("app-rebalance-control", "orders-rebalance-control");
 				StreamsBuilderFactoryBean orders = context.getBean("&ordersStreamsBuilder",
 						StreamsBuilderFactoryBean.class);
 				assertThat(orders.getStreamsConfiguration())
@@ -805,10 +866,15 @@ class IncrementalRebalanceAutoConfigurationTests {
 	static class SecondFactoryBeanConfiguration {
 
 		@Bean
-		StreamsBuilderFactoryBean ordersStreamsBuilder() {
-			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
-					Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "orders", StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-							"localhost:9092", "incremental.rebalance.drain.hand.over", "conservative")));
+		StreamsBuilderFactoryBean ordersStreamsBuilder(Environment environment) {
+			Map<String, Object> config = new HashMap<>(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "orders",
+					StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092", "incremental.rebalance.drain.hand.over",
+					"conservative"));
+			String controlTopic = environment.getProperty("test.orders-control-topic");
+			if (controlTopic != null) {
+				config.put(LearnerConfig.CONTROL_TOPIC_CONFIG, controlTopic);
+			}
+			StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(config));
 			factoryBean.setAutoStartup(false);
 			return factoryBean;
 		}

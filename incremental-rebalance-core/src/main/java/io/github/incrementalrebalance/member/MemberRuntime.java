@@ -195,6 +195,16 @@ public final class MemberRuntime implements AutoCloseable {
 	}
 
 	/**
+	 * The state of the attached Kafka Streams: {@code ERROR} says they process nothing and are out of their group
+	 * until restarted (a stream thread's uncaught exception with {@code SHUTDOWN_CLIENT}).
+	 * @return the state, empty before Kafka Streams were attached (an application that starts them itself, later)
+	 */
+	public Optional<KafkaStreams.State> streamsState() {
+		MemberStart current = this.starts.attached();
+		return (current != null) ? Optional.of(current.streams().state()) : Optional.empty();
+	}
+
+	/**
 	 * @param kafkaStreams a Kafka Streams instance
 	 * @return whether it is the one this runtime is attached to
 	 */

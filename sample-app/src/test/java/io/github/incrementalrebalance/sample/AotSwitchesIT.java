@@ -29,8 +29,9 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.BROKER)
 class AotSwitchesIT {
 
+	/** A broker of its own: the sample's topics and group are fixed, and the other ITs start from them empty. */
 	@RegisterExtension
-	static final KafkaBroker broker = KafkaBroker.shared();
+	static final KafkaBroker broker = new KafkaBroker();
 
 	private static final List<String> AOT = List.of("-Dspring.aot.enabled=true");
 
@@ -44,7 +45,6 @@ class AotSwitchesIT {
 	void theAotProcessedSampleHonoursTheSwitchesItRunsWith() throws Exception {
 		FileSystemUtils.deleteRecursively(this.work);
 		Files.createDirectories(this.work);
-		broker.createTopics(PageViews.PARTITIONS, PageViews.INPUT, PageViews.OUTPUT);
 		List<SampleProcess> processes = new ArrayList<>();
 		try (TrackingProducer producer = new TrackingProducer(broker.bootstrapServers(), PageViews.INPUT)) {
 			SampleProcess a = launch(processes, "a", ACCEPTABLE_LAG,
