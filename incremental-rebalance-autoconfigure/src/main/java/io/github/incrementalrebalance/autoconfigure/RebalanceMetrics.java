@@ -177,6 +177,7 @@ public class RebalanceMetrics implements MeterBinder {
 			for (DrainOutcome.Reason reason : DrainOutcome.Reason.values()) {
 				leaves(reason.kind().word(), reason.word());
 			}
+			leaves(LeaveRecord.Ended.KILLED, LeaveRecord.Ended.NO_END_RECORDED);
 			movedCold();
 		}
 

@@ -47,7 +47,8 @@ class ConfigurationMetadataTests {
 				"incremental-rebalance.readiness.warm", "incremental-rebalance.readiness.timeout",
 				"incremental-rebalance.placement.policy", "incremental-rebalance.placement.balancing-factor",
 				"incremental-rebalance.placement.task-weight", "incremental-rebalance.placement.task-weight-timeout",
-				"incremental-rebalance.health.problem-status", "incremental-rebalance.fail-on-unknown-keys");
+				"incremental-rebalance.health.problem-status", "incremental-rebalance.health.streams-error",
+				"incremental-rebalance.fail-on-unknown-keys");
 		properties.forEach((name, property) -> assertThat(property.path("description").asString()).as(name).isNotBlank());
 		assertThat(properties.get("incremental-rebalance.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(properties.get("incremental-rebalance.leave.on-close").get("defaultValue").asBoolean()).isTrue();

@@ -14,18 +14,18 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class WarmReadinessAutoConfigurationTests {
+class MemberAvailabilityAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(WarmReadinessAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(MemberAvailabilityAutoConfiguration.class,
 				ApplicationAvailabilityAutoConfiguration.class))
 		.withPropertyValues("incremental-rebalance.readiness.warm=true");
 
 	@Test
 	void replacesBootsAvailabilityWithoutAWord() {
-		try (LogCapture log = LogCapture.of(WarmReadinessAutoConfiguration.class)) {
+		try (LogCapture log = LogCapture.of(MemberAvailabilityAutoConfiguration.class)) {
 			this.contextRunner.run((context) -> {
-				assertThat(context).getBean(ApplicationAvailability.class).isInstanceOf(WarmReadinessAvailability.class);
+				assertThat(context).getBean(ApplicationAvailability.class).isInstanceOf(MemberAvailability.class);
 				assertThat(log.messages(Level.WARN)).isEmpty();
 			});
 		}
@@ -33,7 +33,7 @@ class WarmReadinessAutoConfigurationTests {
 
 	@Test
 	void applicationsOwnAvailabilityIsKeptAndTheLostWarmReadinessSaid() {
-		try (LogCapture log = LogCapture.of(WarmReadinessAutoConfiguration.class)) {
+		try (LogCapture log = LogCapture.of(MemberAvailabilityAutoConfiguration.class)) {
 			this.contextRunner.withUserConfiguration(OwnAvailability.class).run((context) -> {
 				assertThat(context).hasNotFailed()
 					.getBean(ApplicationAvailability.class)

@@ -6,8 +6,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -16,21 +20,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * A Kubernetes scale-down of the pods it removes, drained first: it asks them to leave, waits until they have, and
- * prints the {@code kubectl} step that removes them. It calls no Kubernetes API: the step is the operator's to run.
+ * A Kubernetes scale-down of the pods it removes, drained first: it checks the workload through the Kubernetes API
+ * (fabric8's client, configured as {@code kubectl} is: the pod's service account in a cluster, else the kubeconfig),
+ * asks the pods to leave, waits until they have, then gives a Deployment's drained pods the lowest deletion cost and
+ * scales the workload, once. Nothing is written to Kubernetes while a pod has not left; with {@code --dry-run} nothing
+ * is, and the {@code kubectl} steps are printed instead.
  */
 @Command(name = "scale-down", mixinStandardHelpOptions = true, versionProvider = RebalanceCli.Version.class,
-		description = { "Drain the pods a Kubernetes scale-down removes, wait until they have left, and print the "
-				+ "kubectl step that removes them.",
+		description = { "Drain the pods a Kubernetes scale-down removes, wait until they have left, then remove them: "
+				+ "a Deployment's get the lowest pod-deletion-cost and the workload is scaled, through the Kubernetes "
+				+ "API (in a pod its service account, else the kubeconfig, as kubectl).",
 				"A StatefulSet removes its highest ordinals: --statefulset NAME --replicas N drains NAME-N and above. "
 						+ "A Deployment removes the pods it is told to: --deployment NAME --replicas N --instance-id "
-						+ "POD,... drains those pods, and the step marks them to go first.",
-				"Give the pods incremental-rebalance.drain.on-drained=stop-streams (the shipped manifests do): a drained pod "
-						+ "then stays up, not ready and out of the group until the step removes it." })
+						+ "POD,... drains those pods; N must be the replicas less those pods.",
+				"The workload is checked before any pod is asked to leave, and nothing is written to it while a pod "
+						+ "has not left. --dry-run drains and prints the kubectl steps instead of taking them.",
+				"A drained pod stays up, not ready and out of the group until it is removed: on Kubernetes "
+						+ "incremental-rebalance.drain.on-drained is stop-streams by default." })
 final class ScaleDownCommand extends GroupCommand {
-
-	/** The deletion cost the step gives a drained Deployment pod: below every other pod's (0 unless set). */
-	static final int DELETION_COST = -1000;
 
 	@ArgGroup(exclusive = true, multiplicity = "1")
 	Workload workload;
@@ -48,8 +55,17 @@ final class ScaleDownCommand extends GroupCommand {
 
 	@Option(names = "--wait", required = true, paramLabel = "DURATION", converter = DurationConverter.class,
 			description = "Wait up to this long until each pod has left (exit 4 when one left without a warm "
-					+ "hand-over, 5 when the wait passed first: then no step is printed).")
+					+ "hand-over, 5 when the wait passed first: then nothing is removed).")
 	Duration wait;
+
+	@Option(names = "--dry-run", description = "Drain, then print the kubectl steps that remove the pods instead of "
+			+ "taking them; asks nothing of the Kubernetes API.")
+	boolean dryRun;
+
+	@Option(names = { "-n", "--namespace" }, paramLabel = "NAMESPACE",
+			description = "The workload's namespace. Default: the Kubernetes client's (the pod's own, or the "
+					+ "kubeconfig context's).")
+	String namespace;
 
 	@Override
 	int run(ControlSession session, PrintWriter out, PrintWriter err) {
@@ -64,6 +80,33 @@ final class ScaleDownCommand extends GroupCommand {
 					+ "): nothing to drain");
 			return ExitCodes.REFUSED;
 		}
+		if (this.dryRun) {
+			return drainAndRemove(session, removed, Optional.empty(), out, err);
+		}
+		try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+			String in = (this.namespace != null) ? this.namespace
+					: Optional.ofNullable(client.getNamespace()).orElse("default");
+			KubernetesWorkload workload = new KubernetesWorkload(client, in, kind(), workloadName());
+			Optional<String> refusal = workload.refusal(removed, this.replicas);
+			if (refusal.isPresent()) {
+				err.println("error: " + refusal.get() + "; nothing asked");
+				return ExitCodes.REFUSED;
+			}
+			return drainAndRemove(session, removed, Optional.of(workload), out, err);
+		}
+		catch (KubernetesClientException ex) {
+			err.println("error: the Kubernetes API: " + ex.getMessage() + " (--dry-run drains without it and prints "
+					+ "the kubectl steps)");
+			return ExitCodes.UNAVAILABLE;
+		}
+	}
+
+	/**
+	 * Ask the pods to leave, wait until they have, then remove them through the workload, or print the steps.
+	 * @param workload the workload to remove them from; empty for a dry run
+	 */
+	private int drainAndRemove(ControlSession session, List<String> removed, Optional<KubernetesWorkload> workload,
+			PrintWriter out, PrintWriter err) {
 		Map<String, String> podsById = new LinkedHashMap<>();
 		removed.forEach((pod) -> podsById.put(MemberIdentity.instanceIdOf(pod), pod));
 		Leaves.Asked asked = Leaves.ask(session, List.copyOf(podsById.keySet()), this.leave.force,
@@ -79,18 +122,47 @@ final class ScaleDownCommand extends GroupCommand {
 		}
 		List<Outcome> ended = Leaves.awaitEnds(session.reader(), asked.outcomes(), this.wait);
 		int status = Leaves.statusOf(ended);
-		List<String> next = (status == ExitCodes.STILL_LEAVING) ? List.of() : steps(List.copyOf(podsById.values()));
+		List<String> pods = List.copyOf(podsById.values());
+		List<String> next = List.of();
+		List<String> done = List.of();
+		if (status != ExitCodes.STILL_LEAVING) {
+			if (workload.isEmpty()) {
+				next = KubernetesWorkload.steps(kind(), workloadName(), Optional.ofNullable(this.namespace), pods,
+						this.replicas);
+			}
+			else {
+				try {
+					done = workload.get().remove(pods, this.replicas);
+				}
+				catch (KubernetesClientException ex) {
+					err.println("error: the pods left, but the Kubernetes API refused their removal: " + ex.getMessage()
+							+ "; remove them with: " + String.join("; ", KubernetesWorkload.steps(kind(), workloadName(),
+									Optional.ofNullable(this.namespace), pods, this.replicas)));
+					status = ExitCodes.UNAVAILABLE;
+				}
+			}
+		}
 		if (this.output.json()) {
-			Output.printJson(out, new ScaleDown(ended, next));
+			Output.printJson(out, new ScaleDown(ended, next, done));
 			return status;
 		}
 		ended.forEach((outcome) -> out.println(outcome.instanceId() + ": " + outcome.ended()));
 		if (status == ExitCodes.STILL_LEAVING) {
-			err.println("WARN: the wait passed before every pod had left: scale down once they have "
-					+ "('list' shows them), or their tasks stall until the session ends and restore from scratch");
+			err.println("WARN: the wait passed before every pod had left, so none was removed: scale down once they "
+					+ "have ('list' shows them), or their tasks stall until the session ends and restore from scratch");
 		}
 		next.forEach((step) -> out.println("next: " + step));
+		done.forEach((step) -> out.println("done: " + step));
 		return status;
+	}
+
+	private KubernetesWorkload.Kind kind() {
+		return (this.workload.statefulSet != null) ? KubernetesWorkload.Kind.STATEFUL_SET
+				: KubernetesWorkload.Kind.DEPLOYMENT;
+	}
+
+	private String workloadName() {
+		return (this.workload.statefulSet != null) ? this.workload.statefulSet : this.workload.deployment;
 	}
 
 	@Override
@@ -137,19 +209,6 @@ final class ScaleDownCommand extends GroupCommand {
 		return pods;
 	}
 
-	private List<String> steps(List<String> removedPods) {
-		List<String> steps = new ArrayList<>();
-		if (this.workload.statefulSet != null) {
-			steps.add("kubectl scale statefulset " + this.workload.statefulSet + " --replicas=" + this.replicas);
-			return steps;
-		}
-		// a ReplicaSet removes pods that are not ready first (a drained pod is not), then the lowest deletion cost
-		removedPods.forEach((pod) -> steps.add("kubectl annotate pod " + pod
-				+ " controller.kubernetes.io/pod-deletion-cost=" + DELETION_COST + " --overwrite"));
-		steps.add("kubectl scale deployment " + this.workload.deployment + " --replicas=" + this.replicas);
-		return steps;
-	}
-
 	/**
 	 * The workload scaled down: one of the two.
 	 */
@@ -168,9 +227,10 @@ final class ScaleDownCommand extends GroupCommand {
 	/**
 	 * What {@code --output json} prints.
 	 * @param leaves how each pod's leave ended
-	 * @param next the kubectl steps that remove them; none when the wait passed first
+	 * @param next with {@code --dry-run}, the kubectl steps that remove them; none when the wait passed first
+	 * @param done the steps taken through the Kubernetes API, as the kubectl commands that do the same
 	 */
-	record ScaleDown(List<Outcome> leaves, List<String> next) {
+	record ScaleDown(List<Outcome> leaves, List<String> next, List<String> done) {
 	}
 
 }

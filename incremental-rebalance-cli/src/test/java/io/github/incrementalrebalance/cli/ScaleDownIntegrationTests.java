@@ -28,9 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A Kubernetes scale-down with the command line: it drains the pods the workload removes (a StatefulSet's highest
- * ordinal, then a Deployment's pod named), waits until each has left, and prints the {@code kubectl} step that
- * removes them; a scale-down that names no member, or an unknown one, asks nothing.
+ * A Kubernetes scale-down with the command line's {@code --dry-run}: it drains the pods the workload removes (a
+ * StatefulSet's highest ordinal, then a Deployment's pod named), waits until each has left, and prints the
+ * {@code kubectl} step that removes them; a scale-down that names no member, or an unknown one, asks nothing. Through
+ * the Kubernetes API: {@link ScaleDownThroughKubernetesIntegrationTests}.
  */
 @Tag(TestTags.BROKER)
 class ScaleDownIntegrationTests {
@@ -65,17 +66,17 @@ class ScaleDownIntegrationTests {
 			producer.load(PARTITIONS, 1_000, 1);
 			producer.startMarkers(PARTITIONS, TrackingProducer.MARKER_INTERVAL);
 
-			String none = cli(1, "scale-down", "--statefulset", "shop", "--replicas", "3", "--wait", "1m");
+			String none = cli(1, "scale-down", "--statefulset", "shop", "--replicas", "3", "--wait", "1m", "--dry-run");
 			assertThat(none).contains("no member of " + APPLICATION_ID + " is pod shop-3 or above (members: shop-0, "
 					+ "shop-1, shop-2): nothing to drain");
 			String unknown = cli(1, "scale-down", "--deployment", "shop", "--replicas", "1", "--instance-id",
-					"shop-2,shop-9", "--wait", "1m");
+					"shop-2,shop-9", "--wait", "1m", "--dry-run");
 			assertThat(unknown).contains("unknown instance id 'shop-9'").contains("nothing asked");
 			assertThat(shop2.runtime().state()).as("nothing asked of shop-2 either").isEqualTo(MemberState.STABLE);
 
 			Set<TaskId> ofShop2 = shop2.activeTasks();
 			String statefulSet = cli(0, "scale-down", "--statefulset", "shop", "--replicas", "2", "--timeout", "2m",
-					"--wait", "2m");
+					"--wait", "2m", "--dry-run");
 			assertThat(statefulSet).contains("shop-2: leaving")
 				.contains("shop-2: drained (learners-ready)")
 				.contains("next: kubectl scale statefulset shop --replicas=2")
@@ -89,7 +90,8 @@ class ScaleDownIntegrationTests {
 						&& StreamsInstance.activeTasksOf(shop0, shop1).size() == PARTITIONS);
 			Set<TaskId> ofShop1 = shop1.activeTasks();
 			JsonNode deployment = JsonMapper.shared().readTree(cli(0, "scale-down", "--deployment", "shop",
-					"--replicas", "1", "--instance-id", "shop-1", "--timeout", "2m", "--wait", "2m", "-o", "json"));
+					"--replicas", "1", "--instance-id", "shop-1", "--timeout", "2m", "--wait", "2m", "-o", "json",
+					"--dry-run"));
 			assertThat(deployment.path("leaves").path(0).path("instanceId").asString()).isEqualTo("shop-1");
 			assertThat(deployment.path("leaves").path(0).path("ended").asString()).isEqualTo("drained (learners-ready)");
 			assertThat(deployment.path("next").size()).isEqualTo(2);

@@ -102,6 +102,42 @@ class LeaveWithoutLearnersIntegrationTests {
 		}
 	}
 
+	/**
+	 * A pod killed at the end of its grace period mid-drain records nothing: the leader that plans without it records
+	 * its end for it, {@code killed} with the tasks whose learners were not ready, once the member had the control
+	 * topic's timeout to record it itself, and the others' view and counters learn how it ended.
+	 */
+	@Test
+	void aMemberKilledMidDrainHasItsEndRecordedByTheLeaderWithTheTasksThatMovedCold() {
+		DrainScenarioGroup group = group("killed", "conservative");
+		RestoreThrottle learnersOfA = RestoreThrottle.unlimited();
+		try (TrackingProducer producer = group.producer();
+				StreamsLauncher launcher = group.launcher()
+					.property(LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG, 3_000L)) {
+			StreamsInstance a = group.member(launcher, "a", learnersOfA);
+			StreamsInstance b = group.member(launcher, "b", RestoreThrottle.unlimited());
+			group.loadAndSettle(producer, KEYS_PER_TASK, a, b);
+			learnersOfA.hold();
+			Set<TaskId> ofB = b.activeTasks();
+			b.runtime().leave(Optional.empty(), "test");
+			DrainScenarioGroup.awaitLeaveAcknowledged(b, List.of(a, b), Duration.ofMinutes(1));
+
+			// killed: nothing of the member runs or writes again, and its Kafka Streams are gone
+			b.runtime().close();
+			b.kafkaStreams().close(Duration.ofSeconds(10));
+
+			await("a, which stayed and leads, records how b's leave ended").atMost(Duration.ofMinutes(1))
+				.until(() -> a.runtime().controlView().leaveRecord("b").flatMap(LeaveRecord::ended).isPresent());
+			assertThat(a.runtime().controlView().leaveRecord("b").flatMap(LeaveRecord::ended))
+				.as("every task of b, whose learner on a was held").hasValue(new LeaveRecord.Ended(
+						LeaveRecord.Ended.KILLED, LeaveRecord.Ended.NO_END_RECORDED, ofB.size()));
+			learnersOfA.release();
+			await("a runs every task").atMost(Duration.ofMinutes(1))
+				.until(() -> StreamsInstance.allRunning(a) && a.activeTasks().size() == PARTITIONS);
+			group.verifyCounts(producer);
+		}
+	}
+
 	@Test
 	void memberInModeUpgradingLeavesAtOnce() {
 		DrainScenarioGroup group = group("upgrading", "conservative");

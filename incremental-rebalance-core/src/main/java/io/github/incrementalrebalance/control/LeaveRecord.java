@@ -117,11 +117,21 @@ public record LeaveRecord(String instanceId, String incarnation, String leaveId,
 	/**
 	 * How a leave ended, in the words of the member's drain outcome.
 	 *
-	 * @param outcome {@code drained}, {@code forced} or {@code left-without-learners}
+	 * @param outcome {@code drained}, {@code forced} or {@code left-without-learners}, as the member recorded it, or
+	 * {@link #KILLED} as its group's leader did
 	 * @param reason why, e.g. {@code learners-ready} or {@code deadline-passed}
 	 * @param tasksMovedCold stateful tasks that moved without a ready learner
 	 */
 	public record Ended(String outcome, String reason, int tasksMovedCold) {
+
+		/**
+		 * The outcome of a leave whose member left the group without recording its end (killed at the end of a grace
+		 * period, its process died), which the group's leader recorded for it.
+		 */
+		public static final String KILLED = "killed";
+
+		/** The reason of a {@link #KILLED} end. */
+		public static final String NO_END_RECORDED = "no-end-recorded";
 
 		public Ended {
 			Objects.requireNonNull(outcome, "outcome");

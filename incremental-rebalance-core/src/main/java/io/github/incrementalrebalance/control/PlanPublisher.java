@@ -49,6 +49,8 @@ public final class PlanPublisher implements PlanListener {
 
 	private final LastPlan lastPlan;
 
+	private final DepartedLeaves departedLeaves;
+
 	/** The plan each stream thread computed as leader, until its consumer completes the generation. */
 	private final ThreadLocal<Computed> computed = new ThreadLocal<>();
 
@@ -74,6 +76,7 @@ public final class PlanPublisher implements PlanListener {
 		this.reader = reader;
 		this.housekeeping = new ControlHousekeeping(reader, goneFor);
 		this.lastPlan = new LastPlan(reader);
+		this.departedLeaves = new DepartedLeaves(reader, writer, writer.acknowledgementWait(), clock);
 		this.leader = leader;
 		this.clock = clock;
 		this.joinsOfCallingThread = joinsOfCallingThread;
@@ -85,6 +88,14 @@ public final class PlanPublisher implements PlanListener {
 	 */
 	public PreviousPlan previousPlan() {
 		return this.lastPlan;
+	}
+
+	/**
+	 * Record how the leaves of members that left the group mid-leave without a word ended, once they had the time to
+	 * record it themselves ({@link DepartedLeaves}); on the member's check thread.
+	 */
+	public void checkDepartedLeaves() {
+		this.departedLeaves.check();
 	}
 
 	@Override
@@ -125,6 +136,8 @@ public final class PlanPublisher implements PlanListener {
 			return;
 		}
 		Plan plan = computedHere.plan();
+		this.departedLeaves.planned(this.reader.plans().stream().map(PlanRecord::plan).toList(),
+				plan.members().values());
 		this.lastPlan.published(generation, List.copyOf(plan.members().values()));
 		Instant at = this.clock.instant();
 		List<ControlRecord> records = new ArrayList<>();

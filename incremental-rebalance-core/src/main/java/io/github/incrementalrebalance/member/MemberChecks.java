@@ -80,6 +80,7 @@ final class MemberChecks {
 		}
 		try {
 			this.start.drain().check();
+			this.start.checkDepartedLeaves();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Leave check of {} failed", this.start.identity().instanceId(), ex);

@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlClients;
+import io.github.incrementalrebalance.control.PlanPublisher;
 import io.github.incrementalrebalance.control.PlanRecord;
 import io.github.incrementalrebalance.control.ProgressRecord.LearnerProgress;
 import io.github.incrementalrebalance.identity.MemberIdentity;
@@ -43,6 +44,8 @@ final class MemberStart {
 
 	private final Optional<StandbyCopies> standbys;
 
+	private final PlanPublisher publisher;
+
 	/**
 	 * @param wiring what the start was built with
 	 * @param streams the Kafka Streams instance
@@ -53,6 +56,7 @@ final class MemberStart {
 	MemberStart(StartWiring wiring, KafkaStreams streams, TopologyDescription topology, MemberContext context,
 			Runnable closeStreams) {
 		this.identity = wiring.identity();
+		this.publisher = wiring.publisher();
 		this.clients = wiring.clientsOrNull();
 		if (this.clients == null) {
 			throw new IllegalStateException("build KafkaStreams with clientSupplier(..) first");
@@ -144,6 +148,14 @@ final class MemberStart {
 		Set<TaskId> learners = this.standbys.isPresent() ? this.tasks.standbyTaskIds()
 				: plan().map((own) -> own.learning().keySet()).orElse(Set.of());
 		this.progress.check(learners, this.tasks.lags());
+	}
+
+	/**
+	 * As the group's leader, record how the leaves of members that left mid-leave without a word ended. On the
+	 * runtime's check thread.
+	 */
+	void checkDepartedLeaves() {
+		this.publisher.checkDepartedLeaves();
 	}
 
 	/**
