@@ -40,7 +40,7 @@ import static org.awaitility.Awaitility.await;
  * lowest deletion cost, writes the scale once, and writes nothing while a pod has not left.
  */
 @Tag(TestTags.BROKER)
-@EnableKubernetesMockClient(crud = true)
+@EnableKubernetesMockClient(crud = true, https = false)
 class ScaleDownThroughKubernetesIntegrationTests {
 
 	private static final int PARTITIONS = 4;
