@@ -3,7 +3,7 @@
 # stamped with the commit it measured), then makes the tables and the charts again from those files.
 #
 #   benchmarks/run.sh                 every benchmark below (hours)
-#   benchmarks/run.sh scale-down ...  some of them: scale-down scale-up host-swap scale-out state-size steady-state
+#   benchmarks/run.sh scale-down ...  some of them: scale-down scale-up host-swap scale-out scale-in state-size steady-state
 #                                     streams-protocol assignor-scale control-topic-scale rack-cost chaos chaos-faults
 #                                     chaos-three-brokers
 #   benchmarks/run.sh --tables        only the tables and charts, from the committed results
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL=(scale-down scale-up host-swap scale-out state-size steady-state streams-protocol assignor-scale
+ALL=(scale-down scale-up host-swap scale-out scale-in state-size steady-state streams-protocol assignor-scale
 	control-topic-scale rack-cost chaos chaos-faults chaos-three-brokers)
 
 benchmark() {
@@ -63,6 +63,7 @@ for name in "${names[@]}"; do
 		scale-up) both_timings scaleUp ;;
 		host-swap) both_timings hostSwap ;;
 		scale-out) benchmark -Dtest='AvailabilityBenchmark#scaleOut' ;;
+		scale-in) benchmark -Dtest=ScaleInBenchmark ;;
 		state-size) benchmark -Dtest='AvailabilityBenchmark#stateSizeSweep' ;;
 		steady-state) benchmark -Dtest=SteadyStateBenchmark ;;
 		streams-protocol) benchmark -Pkafka-4.4 -Dtest=StreamsProtocolBenchmark ;;

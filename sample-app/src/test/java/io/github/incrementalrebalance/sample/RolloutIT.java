@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.MarkerWatcher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -133,7 +134,7 @@ class RolloutIT {
 			assertThat(old).as("every instance keeps standbys where the run has them")
 				.allMatch((member) -> member.hasStandbys() == standbys);
 			producer.startMarkers(PageViews.PARTITIONS, Duration.ofMillis(100));
-			try (MarkerWatcher markers = new MarkerWatcher(broker)) {
+			try (MarkerWatcher markers = new MarkerWatcher(broker, PageViews.OUTPUT)) {
 				markers.awaitEveryTaskSince(System.currentTimeMillis(), RESTORE_BOUND);
 				List<Long> marks = new ArrayList<>();
 				for (SampleProcess member : old) {

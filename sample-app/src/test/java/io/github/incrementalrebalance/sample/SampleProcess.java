@@ -22,17 +22,18 @@ import io.github.incrementalrebalance.testkit.KafkaBroker;
 /**
  * The sample application's jar run as a process of its own against the test's broker, as Kubernetes runs a pod: its
  * own state directory and HTTP port, its log in a file, read over its actuator with the viewer's credentials. Read
- * from the test's thread and from awaits.
+ * from the test's thread and from awaits. Published in the sample's test jar for the benchmarks, which run it too;
+ * the jar is the one the system property {@code sample.jar} names.
  *
  * @param name its instance id
  * @param port its HTTP port (the actuator's too)
  * @param process the process
  * @param log its standard output and error
  */
-record SampleProcess(String name, int port, Process process, Path log) {
+public record SampleProcess(String name, int port, Process process, Path log) {
 
 	/** What the JVM exits with when its shutdown hooks ran to the end after a SIGTERM (128 + 15). */
-	static final int EXIT_AFTER_SIGTERM = 143;
+	public static final int EXIT_AFTER_SIGTERM = 143;
 
 	private static final Pattern ACTIVE = Pattern.compile("\"ACTIVE\":(\\d+)");
 
@@ -52,7 +53,8 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	 * @param arguments the application's arguments besides its port, broker, state directory, instance id and users
 	 * @return the running process
 	 */
-	static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments) throws IOException {
+	public static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> arguments)
+			throws IOException {
 		return launch(broker, work, name, List.of(), arguments);
 	}
 
@@ -65,7 +67,7 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	 * @param arguments the application's arguments besides its port, broker, state directory, instance id and users
 	 * @return the running process
 	 */
-	static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> options,
+	public static SampleProcess launch(KafkaBroker broker, Path work, String name, List<String> options,
 			List<String> arguments) throws IOException {
 		int port = freePort();
 		Path log = work.resolve(name + ".log");
@@ -85,23 +87,23 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	}
 
 	/** Its active tasks as its endpoint says; 0 while it does not answer. */
-	int active() {
+	public int active() {
 		Matcher matcher = ACTIVE.matcher(rebalance());
 		return matcher.find() ? Integer.parseInt(matcher.group(1)) : 0;
 	}
 
 	/** Its tasks ({@code /actuator/rebalance/tasks}); empty while it does not answer. */
-	String tasks() {
+	public String tasks() {
 		return get("/actuator/rebalance/tasks", 200);
 	}
 
 	/** Whether it keeps a standby of any task. */
-	boolean hasStandbys() {
+	public boolean hasStandbys() {
 		return STANDBY.matcher(tasks()).find();
 	}
 
 	/** The largest lag of its standby tasks; 0 without standbys. */
-	long standbyLag() {
+	public long standbyLag() {
 		Matcher standby = STANDBY.matcher(tasks());
 		long largest = 0;
 		while (standby.find()) {
@@ -112,17 +114,17 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	}
 
 	/** Its {@code /actuator/rebalance}; empty while it does not answer. */
-	String rebalance() {
+	public String rebalance() {
 		return get("/actuator/rebalance", 200);
 	}
 
 	/** The group as its last plan shows it ({@code /actuator/rebalance/group}); empty while it does not answer. */
-	String group() {
+	public String group() {
 		return get("/actuator/rebalance/group", 200);
 	}
 
 	/** Whether it reports ready ({@code /actuator/health/readiness} answers 200). */
-	boolean ready() {
+	public boolean ready() {
 		return !get("/actuator/health/readiness", 200).isEmpty();
 	}
 
@@ -130,7 +132,7 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	 * Ask it to leave over its endpoint, as an operator.
 	 * @return the endpoint's status code
 	 */
-	int leave() throws IOException, InterruptedException {
+	public int leave() throws IOException, InterruptedException {
 		HttpResponse<Void> response = HTTP.send(HttpRequest
 			.newBuilder(URI.create("http://localhost:" + this.port + "/actuator/rebalance/leave"))
 			.header("Authorization", basic("operator:operator-secret"))
@@ -141,12 +143,12 @@ record SampleProcess(String name, int port, Process process, Path log) {
 	}
 
 	/** How much it has logged so far: a mark to read what it logs after. */
-	long logSize() throws IOException {
+	public long logSize() throws IOException {
 		return Files.size(this.log);
 	}
 
 	/** Records it restored into active tasks since its log had a size (the sample logs each restore). */
-	long restoredSince(long logSize) throws IOException {
+	public long restoredSince(long logSize) throws IOException {
 		Matcher matcher = RESTORED.matcher(logSince(logSize));
 		long total = 0;
 		while (matcher.find()) {
@@ -155,7 +157,7 @@ record SampleProcess(String name, int port, Process process, Path log) {
 		return total;
 	}
 
-	String logSince(long logSize) throws IOException {
+	public String logSince(long logSize) throws IOException {
 		byte[] bytes = Files.readAllBytes(this.log);
 		return new String(bytes, (int) logSize, bytes.length - (int) logSize, StandardCharsets.UTF_8);
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.MarkerWatcher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.junit.jupiter.api.Tag;
@@ -60,7 +61,7 @@ class ShutdownSignalIT {
 						&& members.stream().mapToInt(SampleProcess::active).sum() == PageViews.PARTITIONS);
 			producer.load(PageViews.PARTITIONS, KEYS_PER_TASK, 2);
 			producer.startMarkers(PageViews.PARTITIONS, Duration.ofMillis(100));
-			try (MarkerWatcher markers = new MarkerWatcher(broker)) {
+			try (MarkerWatcher markers = new MarkerWatcher(broker, PageViews.OUTPUT)) {
 				await("the group settled: no learner").atMost(Duration.ofMinutes(1))
 					.until(() -> members.stream().noneMatch((member) -> member.rebalance().contains("LEARNING")));
 				int movedBySigterm = a.active();
