@@ -23,6 +23,7 @@ import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.testkit.InMemoryControlView;
 import io.github.incrementalrebalance.identity.MemberIdentity;
 import io.github.incrementalrebalance.member.MemberRuntime;
+import io.github.incrementalrebalance.member.MemberState;
 import io.github.incrementalrebalance.planner.GroupMember;
 import io.github.incrementalrebalance.planner.GroupTask;
 import io.github.incrementalrebalance.planner.PlacementPolicy;
@@ -118,6 +119,25 @@ class IncrementalRebalanceAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
 			.run((context) -> assertThat(context).as("on-shutdown is read when the shutdown comes")
 				.hasSingleBean(DrainOnShutdown.class));
+	}
+
+	/**
+	 * {@code auto-startup=false}: Kafka Streams the application never started have nothing to hand over, and a
+	 * shutdown says nothing of a drain it could not make.
+	 */
+	@Test
+	void aShutdownOfKafkaStreamsThatNeverStartedDrainsNothingAndSaysNothing() {
+		try (LogCapture log = LogCapture.of(DrainOnShutdown.class)) {
+			this.contextRunner.withUserConfiguration(StreamsConfiguration.class)
+				.withPropertyValues("incremental-rebalance.drain.on-shutdown=true")
+				.run((context) -> {
+					MemberRuntime runtime = context.getBean(MemberRuntimes.class).all().get(0);
+					assertThat(runtime.streamsState()).as("not started").isEmpty();
+					context.close();
+					assertThat(runtime.state()).isEqualTo(MemberState.STABLE);
+				});
+			assertThat(log.messages(Level.WARN)).isEmpty();
+		}
 	}
 
 	private static Duration drainBound(AssertableApplicationContext context) {

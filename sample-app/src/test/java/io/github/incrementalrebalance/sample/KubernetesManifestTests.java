@@ -166,6 +166,33 @@ class KubernetesManifestTests {
 	}
 
 	/**
+	 * An autoscaler's scale-in terminates the pods of a step at once, and they drain at once: at most half of the pods
+	 * a step, so that each pod that stays learns about one leaving pod's share (as {@code ScaleInBenchmark} measures,
+	 * three of six), and a step no sooner than the last one's pods are gone (the grace period). The HPA and the KEDA
+	 * object say the same.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "HorizontalPodAutoscaler", "ScaledObject" })
+	void autoscalersRemoveAtMostHalfOfThePodsAStepAndAStepOnceTheLastOnesPodsAreGone(String kind) throws IOException {
+		Map<String, Object> spec = map(manifest(kind), "spec");
+		Map<String, Object> deployment = manifest("Deployment");
+		assertThat(map(spec, "scaleTargetRef")).containsEntry("name", map(deployment, "metadata").get("name"));
+		Map<String, Object> behavior = kind.equals("ScaledObject")
+				? map(map(map(spec, "advanced"), "horizontalPodAutoscalerConfig"), "behavior") : map(spec, "behavior");
+		Map<String, Object> scaleDown = map(behavior, "scaleDown");
+		assertThat(scaleDown).as("the smallest step of the policies").containsEntry("selectPolicy", "Min");
+		long grace = ((Number) map(map(map(deployment, "spec"), "template"), "spec")
+			.get("terminationGracePeriodSeconds")).longValue();
+		assertThat(list(scaleDown, "policies")).isNotEmpty().allSatisfy((policy) -> {
+			assertThat(policy).as("a share of the pods").containsEntry("type", "Percent");
+			assertThat(((Number) policy.get("value")).intValue()).as("at most half of the pods a step")
+				.isLessThanOrEqualTo(50);
+			assertThat(((Number) policy.get("periodSeconds")).longValue()).as("no step before the last one's pods left")
+				.isGreaterThan(grace);
+		});
+	}
+
+	/**
 	 * A pod asked to leave before a scale-down or a node drain stays up, not ready: had it exited, it would be
 	 * restarted in place and join the group again (a StatefulSet's as the static member its SIGTERM does not drain),
 	 * and a ReplicaSet scaling down removes the pods that are not ready first.
