@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
  * they still run, as the kubelet does ({@code terminationGracePeriodSeconds}, Kubernetes' 30 s). Side by side in one
  * run, each on a broker of its own: the starter's drain on shutdown (the default on Kubernetes), Kafka alone with a
  * real leave-group (mode {@code upgrading}: Kafka's assignor, no learners, every close a LeaveGroup), and Spring's
- * own close without the starter. Measured per run: how long each terminated process took to exit, whether it had to
+ * own close, which stays in the group until the session ends. Measured per run: how long each terminated process took to exit, whether it had to
  * be killed, the longest stall of the moved tasks (their markers' longest pause, as a downstream consumer sees it)
  * beside that of the tasks that did not move (the measurement's floor), the records restored at promotion, how each
  * leave ended, and whether any count was lost or doubled. Run on demand ({@code benchmarks/run.sh scale-in}); the
@@ -71,7 +71,11 @@ class ScaleInBenchmark {
 		rounds.add(round("learners", List.of()));
 		rounds.add(round("kafka-leave-group", List.of("--incremental-rebalance.mode=upgrading",
 				"--incremental-rebalance.readiness.warm=false")));
-		rounds.add(round("spring-close", List.of("--incremental-rebalance.enabled=false")));
+		// Spring's own close, which stays in the group: the starter in mode upgrading, neither leaving on close nor
+		// draining on shutdown, so that its endpoint still says which process runs which task
+		rounds.add(round("spring-close", List.of("--incremental-rebalance.mode=upgrading",
+				"--incremental-rebalance.readiness.warm=false", "--incremental-rebalance.leave.on-close=false",
+				"--incremental-rebalance.drain.on-shutdown=false")));
 		ResultsJson.writeValue(ResultsJson.DIRECTORY.resolve("scale-in-6-3.json"), new Run(INSTANCES, TERMINATED,
 				PARTITIONS, KEYS_PER_TASK, ACCEPTABLE_LAG, GRACE.toSeconds(), rounds));
 		StringBuilder table = new StringBuilder("| run | longest SIGTERM to exit | killed at the grace | longest stall of "
