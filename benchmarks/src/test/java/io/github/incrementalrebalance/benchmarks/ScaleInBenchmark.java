@@ -59,7 +59,8 @@ class ScaleInBenchmark {
 
 	private static final String OUTPUT = "page-view-counts";
 
-	private static final Pattern ACTIVE_TASK = Pattern.compile("\\{[^{}]*\"task\":\"0_(\\d+)\"[^{}]*\"state\":\"ACTIVE\"");
+	/** An active task in the endpoint's {@code /tasks}. */
+	private static final Pattern ACTIVE_TASK = Pattern.compile("\"id\":\"0_(\\d+)\",\"state\":\"ACTIVE\"");
 
 	private static final Pattern CLOSED = Pattern.compile(" is closed \\(([a-z-]+)\\)");
 
@@ -131,6 +132,8 @@ class ScaleInBenchmark {
 					List<SampleProcess> staying = processes.subList(0, INSTANCES - TERMINATED);
 					Set<Integer> moved = new HashSet<>();
 					terminated.forEach((process) -> moved.addAll(activePartitions(process)));
+					assertThat(moved).as("the terminated processes' tasks, one per stream thread")
+						.hasSize(TERMINATED * PARTITIONS / INSTANCES);
 					List<Long> marks = new ArrayList<>();
 					for (SampleProcess process : staying) {
 						marks.add(process.logSize());
