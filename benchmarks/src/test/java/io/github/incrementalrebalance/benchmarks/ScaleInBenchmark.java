@@ -103,9 +103,11 @@ class ScaleInBenchmark {
 			assertThat(round.lost() + round.countedTwice()).as("counts exact").isZero();
 		});
 		for (String kafka : List.of("kafka-leave-group", "spring-close")) {
+			// cold: beyond what a ready learner restores (a survivor that ran a task before keeps its older state, and
+			// restores only what came since)
 			assertThat(ofRun(rounds, kafka)).allSatisfy((round) -> assertThat(round.restored())
 				.as("Kafka alone restores the moved tasks' state at promotion: %s", kafka)
-				.isGreaterThanOrEqualTo((long) KEYS_PER_TASK * round.tasksMoved()));
+				.isGreaterThan((long) ACCEPTABLE_LAG * round.tasksMoved()));
 			assertThat(median(learners, Round::longestStallOfMovedMillis))
 				.as("the moved tasks' stall, against %s's", kafka)
 				.isLessThan(median(ofRun(rounds, kafka), Round::longestStallOfMovedMillis));
