@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.SampleProcess;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.junit.jupiter.api.Tag;
@@ -55,7 +56,7 @@ class AotSwitchesIT {
 			producer.load(PageViews.PARTITIONS, 2_000, 1);
 
 			SampleProcess b = launch(processes, "b", ACCEPTABLE_LAG, "--incremental-rebalance.readiness.warm=false",
-					"--incremental-rebalance.drain.on-shutdown=false", "--sample.restore-rate=300");
+					"--incremental-rebalance.drain.on-shutdown=false", "--sample.restore-rate=1000");
 			await("b learns its share slowly and reports ready all the same (readiness.warm=false)")
 				.atMost(Duration.ofMinutes(2))
 				.until(() -> b.rebalance().contains("LEARNING") && b.ready());

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.SampleProcess;
 import io.github.incrementalrebalance.testkit.MarkerWatcher;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.incrementalrebalance.testkit.ExactCountVerifier;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
+import io.github.incrementalrebalance.testkit.SampleProcess;
 import io.github.incrementalrebalance.testkit.TestTags;
 import io.github.incrementalrebalance.testkit.TrackingProducer;
 import org.junit.jupiter.api.Tag;

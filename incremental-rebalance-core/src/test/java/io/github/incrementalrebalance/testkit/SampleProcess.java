@@ -1,4 +1,4 @@
-package io.github.incrementalrebalance.sample;
+package io.github.incrementalrebalance.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,14 +16,12 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.incrementalrebalance.testkit.JavaCommand;
-import io.github.incrementalrebalance.testkit.KafkaBroker;
 
 /**
- * The sample application's jar run as a process of its own against the test's broker, as Kubernetes runs a pod: its
- * own state directory and HTTP port, its log in a file, read over its actuator with the viewer's credentials. Read
- * from the test's thread and from awaits. Published in the sample's test jar for the benchmarks, which run it too;
- * the jar is the one the system property {@code sample.jar} names.
+ * The sample application's jar ({@code sample-app}, the one the system property {@code sample.jar} names) run as a
+ * process of its own against the test's broker, as Kubernetes runs a pod: its own state directory and HTTP port, its
+ * log in a file, read over its actuator with the viewer's credentials, the sample's operator asking it to leave.
+ * The sample's tests and the benchmarks run it. Read from the test's thread and from awaits.
  *
  * @param name its instance id
  * @param port its HTTP port (the actuator's too)
