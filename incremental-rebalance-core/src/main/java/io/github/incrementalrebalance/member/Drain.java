@@ -450,6 +450,8 @@ final class Drain {
 	}
 
 	private void finish(DrainOutcome how) {
+		// first: a stream thread that polls from now on must not join another round, which would hold its tasks
+		this.leaveOnClose.markDrained();
 		this.outcome = Optional.of(how);
 		this.deadline = Optional.empty();
 		if (how.kind() == DrainOutcome.Kind.DRAINED) {
@@ -459,7 +461,6 @@ final class Drain {
 			logger.warn("{} leaves the group, {}", this.identity.instanceId(), how.describe());
 		}
 		moveTo(how.state());
-		this.leaveOnClose.markDrained();
 		// the others join the round this member's leave begins now, while its stream threads still commit and close
 		this.trigger.joiningByItself("incremental-rebalance: " + this.identity.instanceId() + " leaves the group");
 		// written once out of the group: until then the leader must still see a member that leaves

@@ -35,8 +35,13 @@ import org.slf4j.LoggerFactory;
  * interval (it probes its learners that often anyway); and this member learns by how much the leader's lag exceeded
  * its own, asking again after the plain spacing once its lag is that much lower. The back-off bounds the rounds that
  * move nothing; it never waits on the lag alone, which may never get that low (the leader read a backlog the old
- * owner has since worked off). A round that promotes what it asked for resets both. Called on the member's check
- * thread.
+ * owner has since worked off). A round that promotes what it asked for resets both.
+ * <p>
+ * The leader publishes a generation's plan once its own consumer completed that generation, so this member may
+ * complete it before the plan is readable. Until then the plan read is an older one, and a learner it shows not
+ * ready may be ready in the plan on its way: the watcher waits for that plan, for at most the spacing (a leader that
+ * publishes none is not waited for longer), rather than start a round that moves nothing and holds every member,
+ * those handing over to leave among them. Called on the member's check thread.
  */
 final class LearnerWatcher {
 
@@ -75,6 +80,11 @@ final class LearnerWatcher {
 	/** How many asks in a row a later plan did not answer. */
 	private int unanswered;
 
+	/** The newest generation this member completed whose plan it has not read yet, and since when it waits for it. */
+	private int awaitedGeneration = -1;
+
+	private Instant awaitedSince = Instant.EPOCH;
+
 	/**
 	 * @param spacing the least time between two asks
 	 * @param longestSpacing the most the spacing grows to while asks go unanswered: the leader's probe interval
@@ -106,7 +116,7 @@ final class LearnerWatcher {
 				|| this.triggeredFor.equals(OptionalInt.of(plan.get().generation()))) {
 			return;
 		}
-		if (now.isBefore(this.lastTrigger.plus(this.spacing))) {
+		if (now.isBefore(this.lastTrigger.plus(this.spacing)) || planOnItsWay(plan.get(), now)) {
 			return;
 		}
 		Set<TaskId> learners = plan.get().plan().learning().keySet();
@@ -165,6 +175,22 @@ final class LearnerWatcher {
 				+ "member did, by {} (its changelog is written about as fast as it restores). Asking again in {}, or "
 				+ "sooner once this member's lag is that much lower", plan.generation(), behind.keySet(), behind,
 				currentSpacing());
+	}
+
+	/**
+	 * Whether this member completed a later generation than the plan read, within the spacing: that generation's plan
+	 * answers what this one would ask.
+	 */
+	private boolean planOnItsWay(PlanRecord plan, Instant now) {
+		int completed = this.trigger.observedGeneration();
+		if (completed <= plan.generation()) {
+			return false;
+		}
+		if (completed != this.awaitedGeneration) {
+			this.awaitedGeneration = completed;
+			this.awaitedSince = now;
+		}
+		return now.isBefore(this.awaitedSince.plus(this.spacing));
 	}
 
 	/** Eager: one learner ready is enough; conservative: all of them, with those the plan shows ready. */
