@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.testkit.FaultProxy;
 import io.github.incrementalrebalance.testkit.KafkaBroker;
 import io.github.incrementalrebalance.testkit.StreamsInstance;
@@ -75,6 +76,44 @@ class NetworkFaultsIntegrationTests {
 				assertThat(broker.proxy().refusedConnections()).as("connections the cut closed or refused").isPositive();
 			}
 			group.assertHandedOverWarm();
+		}
+	}
+
+	/**
+	 * b's control-topic writer cut as b hands over, and b closed right after its drain, as an application that shuts
+	 * down once drained does: the writer's close holds the end it has not delivered yet for the control topic's
+	 * timeout, and the end lands once the link heals within that. Before, the close gave it 5 s and dropped it, and no
+	 * member learnt how the leave ended (the leader later recorded it as killed). The leaver is not the leader, whose
+	 * plans the cut would hold back.
+	 */
+	@Test
+	void leaversEndWrittenThroughACutLandsWhenItClosesRightAfterItsDrain() throws InterruptedException {
+		try (DrainingMembers group = settle(scenario("end-cut"), SESSION)) {
+			StreamsInstance other = group.leader();
+			StreamsInstance leaver = group.members().stream().filter((member) -> member != other).findFirst()
+				.orElseThrow();
+			group.leave(leaver);
+			group.awaitAcknowledged(Duration.ofMinutes(1));
+			Thread closing = new Thread(leaver::close, "closing-" + leaver.name());
+			try (FaultProxy.Fault cut = broker.proxy()
+				.cut((clientId) -> clientId.equals(leaver.name() + "-rebalance-control-writer"))) {
+				group.releaseLearners();
+				await("b handed over and left the group").atMost(Duration.ofMinutes(2))
+					.until(() -> leaver.runtime().state() == MemberState.CLOSED);
+				closing.start();
+				await("b's close holding its end, longer than the 5 s it once had")
+					.during(Duration.ofSeconds(6))
+					.atMost(Duration.ofSeconds(7))
+					.until(closing::isAlive);
+			}
+			closing.join(LearnerConfig.DEFAULT_CONTROL_TOPIC_TIMEOUT.toMillis());
+			assertThat(closing.isAlive()).as("b closed within the control topic's timeout").isFalse();
+			await("the others read how b's leave ended").atMost(Duration.ofSeconds(10))
+				.until(() -> other.runtime().controlView().leaveRecord(leaver.name())
+					.flatMap(LeaveRecord::ended)
+					.isPresent());
+			assertThat(other.runtime().controlView().leaveRecord(leaver.name()).flatMap(LeaveRecord::ended))
+				.contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
 		}
 	}
 

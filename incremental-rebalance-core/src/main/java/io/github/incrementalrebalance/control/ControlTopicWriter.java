@@ -261,10 +261,20 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 	}
 
 	@Override
+	public boolean isOpen() {
+		return !this.sender.isShutdown();
+	}
+
+	/**
+	 * Close once the writes handed to it landed or failed, within the control topic's timeout in all: a leave's end
+	 * written as the member closes (a pod's drain on SIGTERM) still lands through a short outage of the cluster.
+	 */
+	@Override
 	public void close() {
+		long deadline = System.nanoTime() + this.clients.timeout().toNanos();
 		this.sender.shutdown();
 		try {
-			this.sender.awaitTermination(5, TimeUnit.SECONDS);
+			this.sender.awaitTermination(this.clients.timeout().toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -275,7 +285,7 @@ public final class ControlTopicWriter implements ControlWriter, AutoCloseable {
 			made = this.producer;
 		}
 		if (made != null) {
-			made.close(Duration.ofSeconds(5));
+			made.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 		}
 	}
 

@@ -37,6 +37,14 @@ public interface ControlWriter {
 	Duration acknowledgementWait();
 
 	/**
+	 * Whether a write may still land: false once the writer is closed, when every write fails at once.
+	 * @return true until closed
+	 */
+	default boolean isOpen() {
+		return true;
+	}
+
+	/**
 	 * Write a record and wait for the cluster's answer.
 	 * @param record the record
 	 * @param what what the write does, for the message ({@code "write the leave request"})

@@ -1,8 +1,12 @@
 package io.github.incrementalrebalance.member;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.incrementalrebalance.config.Backoff;
+import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriter;
 import io.github.incrementalrebalance.control.LeaveRecord;
 import io.github.incrementalrebalance.identity.MemberIdentity;
@@ -15,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * reported closed only then. A close that returns with consumers still open (a stream thread that did not stop in
  * time) waits for them up to the group's rebalance timeout, past which a consumer that no longer polls is out of the
  * group anyway; a consumer that closed without leaving keeps its tasks until its session expires. Either is a WARN.
+ * <p>
+ * An end the control topic did not take (the cluster was unreachable longer than the writer's producer retries) is
+ * written again under a back-off for as long as the writer is open and the leave record, as this member reads it,
+ * still waits for its end: once the leader removed the record (its member gone) or another member recorded an end,
+ * nothing is left to write.
  */
 final class GroupExit {
 
@@ -23,6 +32,11 @@ final class GroupExit {
 	private final MemberIdentity identity;
 
 	private final ControlWriter writer;
+
+	private final ControlState reader;
+
+	/** The pause before writing the leave's end again, after each failure. */
+	private final Backoff endRetry;
 
 	private final GroupMembership membership;
 
@@ -34,13 +48,17 @@ final class GroupExit {
 	private volatile LeaveRecord endWritten;
 
 	/**
+	 * @param reader the control topic as this member reads it: whether the leave still waits for its end
 	 * @param closeStreams closes Kafka Streams, the main consumers with a leave
 	 * @param rebalanceTimeout the group's rebalance timeout ({@code max.poll.interval.ms})
+	 * @param endRetry the pause before writing the leave's end again after a failure
 	 */
-	GroupExit(MemberIdentity identity, ControlWriter writer, GroupMembership membership, Runnable closeStreams,
-			Duration rebalanceTimeout) {
+	GroupExit(MemberIdentity identity, ControlWriter writer, ControlState reader, GroupMembership membership,
+			Runnable closeStreams, Duration rebalanceTimeout, Backoff endRetry) {
 		this.identity = identity;
 		this.writer = writer;
+		this.reader = reader;
+		this.endRetry = endRetry;
 		this.membership = membership;
 		this.closeStreams = closeStreams;
 		this.rebalanceTimeout = rebalanceTimeout;
@@ -99,12 +117,41 @@ final class GroupExit {
 
 	private void record(LeaveRecord ended) {
 		this.endWritten = ended;
+		writeEnd(ended, 1);
+	}
+
+	private void writeEnd(LeaveRecord ended, long attempt) {
+		String id = this.identity.instanceId();
 		this.writer.write(ended).whenComplete((done, failure) -> {
-			if (failure != null) {
-				logger.warn("Could not record how the leave of {} ended on the control topic; a leader removes its "
-						+ "leave record once the member is gone", this.identity.instanceId(), failure);
+			if (failure == null) {
+				if (attempt > 1) {
+					logger.info("Recorded how the leave of {} ended on the control topic, at attempt {}", id, attempt);
+				}
+				return;
 			}
+			if (!this.writer.isOpen() || !stillWaitsForItsEnd(ended)) {
+				logger.warn("Could not record how the leave of {} ended on the control topic (attempt {}), and will "
+						+ "not try again: {}", id, attempt, this.writer.isOpen()
+								? "the leave record no longer waits for an end (removed, or ended by another member)"
+								: "the control topic's writer is closed; the leader records the end once the member "
+										+ "is gone",
+						failure);
+				return;
+			}
+			Duration pause = this.endRetry.pauseAfter(attempt);
+			if (attempt == 1) {
+				logger.warn("Could not record how the leave of {} ended on the control topic: writing it again every "
+						+ "{} at most, while the leave record waits for it", id, this.endRetry.cap(), failure);
+			}
+			CompletableFuture.delayedExecutor(pause.toMillis(), TimeUnit.MILLISECONDS)
+				.execute(() -> writeEnd(ended, attempt + 1));
 		});
+	}
+
+	private boolean stillWaitsForItsEnd(LeaveRecord ended) {
+		return this.reader.leaveRecord(ended.instanceId(), ended.incarnation())
+			.filter((held) -> held.leaveId().equals(ended.leaveId()) && held.pending())
+			.isPresent();
 	}
 
 	/**

@@ -1,10 +1,12 @@
 package io.github.incrementalrebalance.member;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.control.ControlClients;
 import io.github.incrementalrebalance.control.PlanPublisher;
@@ -25,6 +27,12 @@ import org.apache.kafka.streams.processor.TaskId;
  * any thread may read them (each part says which threads may call it).
  */
 final class MemberStart {
+
+	/**
+	 * The first pause before a leave's end the control topic did not take is written again; it doubles up to the
+	 * control topic's timeout.
+	 */
+	private static final Duration END_RETRY = Duration.ofSeconds(1);
 
 	private final MemberIdentity identity;
 
@@ -72,8 +80,9 @@ final class MemberStart {
 				config.learnerProbeInterval(), context.clocks().elapsed());
 		this.progress = new LearnerProgressReporter(this.identity, context.writer(),
 				new LearnerProgressTracker(acceptableLag), config.progressInterval(), context.clocks());
-		GroupExit exit = new GroupExit(this.identity, context.writer(), this.clients.groupMembership(), closeStreams,
-				LearnerConfig.rebalanceTimeout(context.streamsConfig()));
+		GroupExit exit = new GroupExit(this.identity, context.writer(), context.reader(), this.clients.groupMembership(),
+				closeStreams, LearnerConfig.rebalanceTimeout(context.streamsConfig()),
+				Backoff.doubling(END_RETRY, config.controlTopicTimeout()));
 		this.standbys = (wiring.protocol() == GroupProtocol.STREAMS)
 				? Optional.of(new StandbyCopies(this.identity, context.applicationId(), this.tasks::statefulActiveTaskIds,
 						context.reader(), ControlClients.ofStreamsGroup(context.streamsConfig()),

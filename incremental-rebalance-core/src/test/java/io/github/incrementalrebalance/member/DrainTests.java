@@ -22,6 +22,7 @@ import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.HandOverReason;
 import io.github.incrementalrebalance.planner.RebalancingMode;
 import io.github.incrementalrebalance.testkit.MemberPlanBuilder;
+import io.github.incrementalrebalance.config.Backoff;
 import io.github.incrementalrebalance.control.ControlRecord;
 import io.github.incrementalrebalance.control.ControlState;
 import io.github.incrementalrebalance.control.ControlWriteException;
@@ -84,7 +85,8 @@ class DrainTests {
 	 */
 	private Drain drain(LeaveBounds bounds) {
 		return new Drain(this.identity, this.control, this.control, this.trigger, this.leaveOnClose,
-				new GroupExit(this.identity, this.control, this.membership, this::closeStreams, Duration.ofSeconds(5)),
+				new GroupExit(this.identity, this.control, this.control, this.membership, this::closeStreams,
+						Duration.ofSeconds(5), Backoff.doubling(Duration.ofMillis(50), Duration.ofMillis(200))),
 				() -> 3, bounds, new MemberClocks(this.wall, this.clock), Optional.empty());
 	}
 
@@ -158,6 +160,57 @@ class DrainTests {
 		assertThat(this.leaveOnClose.isDrained()).isTrue();
 		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
 		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+	}
+
+	/**
+	 * The control topic refuses writes when the member is out of the group (the cluster restarting): the end is written
+	 * again, under the back-off, until the topic takes it; before, the one failed write was a WARN and no member ever
+	 * learnt how the leave ended. Once the leave record no longer waits for an end (here the leader recorded one),
+	 * nothing is written again.
+	 */
+	@Test
+	void anEndTheControlTopicRefusedIsWrittenAgainUntilItLands() {
+		this.drain.leave(Optional.empty(), "test", true);
+		this.drain.check();
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.failWrites = true;
+		try (LogCapture log = LogCapture.of(GroupExit.class)) {
+			this.drain.check();
+			await("the member closed, its end refused").atMost(Duration.ofSeconds(5))
+				.until(() -> this.drain.state() == MemberState.CLOSED
+						&& log.messages(Level.WARN).stream().anyMatch((message) -> message.contains("writing it again")));
+			assertThat(this.control.leaves.get("b").pending()).isTrue();
+
+			this.control.failWrites = false;
+
+			await("the end written once the control topic takes it").atMost(Duration.ofSeconds(5))
+				.until(() -> this.control.leaves.get("b").ended().isPresent());
+			assertThat(this.control.leaves.get("b").ended()).contains(new LeaveRecord.Ended("drained", "learners-ready", 0));
+			assertThat(log.messages(Level.INFO)).anySatisfy((message) -> assertThat(message)
+				.startsWith("Recorded how the leave of b ended on the control topic, at attempt"));
+		}
+	}
+
+	@Test
+	void anEndTheLeaderRecordedMeanwhileIsNotWrittenAgain() {
+		this.drain.leave(Optional.empty(), "test", true);
+		this.drain.check();
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.LEARNERS_READY)));
+		this.control.failWrites = true;
+		try (LogCapture log = LogCapture.of(GroupExit.class)) {
+			this.drain.check();
+			await().atMost(Duration.ofSeconds(5)).until(() -> log.messages(Level.WARN).stream()
+				.anyMatch((message) -> message.contains("writing it again")));
+			LeaveRecord killed = this.control.leaves.get("b")
+				.endedAs(new LeaveRecord.Ended(LeaveRecord.Ended.KILLED, LeaveRecord.Ended.NO_END_RECORDED, 0));
+			this.control.leaves.put("b", killed);
+
+			await("given up").atMost(Duration.ofSeconds(5)).until(() -> log.messages(Level.WARN).stream()
+				.anyMatch((message) -> message.contains("will not try again")));
+			this.control.failWrites = false;
+			await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(1))
+				.until(() -> this.control.leaves.get("b").equals(killed));
+		}
 	}
 
 	/**
