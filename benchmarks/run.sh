@@ -66,7 +66,7 @@ for name in "${names[@]}"; do
 		scale-in) benchmark -Dtest=ScaleInBenchmark ;;
 		state-size) benchmark -Dtest='AvailabilityBenchmark#stateSizeSweep' ;;
 		steady-state) benchmark -Dtest=SteadyStateBenchmark ;;
-		streams-protocol) benchmark -Pkafka-4.4 -Dtest=StreamsProtocolBenchmark ;;
+		streams-protocol) benchmark -Dtest=StreamsProtocolBenchmark ;;
 		assignor-scale) benchmark -Dtest=AssignorScaleBenchmark ;;
 		control-topic-scale) benchmark -Dtest=ControlTopicScaleBenchmark ;;
 		rack-cost) benchmark -Dtest=RackCostBenchmark ;;

@@ -13,8 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The scale-down under Kafka's streams protocol, on a Kafka 4.4 broker of the test kit: Kafka Streams' own close,
  * the same with one caught-up standby of every task, and the drain on standbys, side by side in {@link Rounds}.
- * Needs Kafka 4.4 clients: {@code ./mvnw -Pkafka-4.4 -pl benchmarks test -Dtest=StreamsProtocolBenchmark}. On demand:
- * see {@code benchmarks/README.md}.
+ * Needs Kafka 4.4 clients, the default stack's. On demand: see {@code benchmarks/README.md}.
  */
 @Tag(TestTags.BROKER)
 @EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")

@@ -16,6 +16,9 @@ final class SpringBootLineCheck implements ApplicationContextInitializer<Configu
 	/** The oldest Spring Boot major version the starter runs on. */
 	static final int OLDEST_MAJOR = 4;
 
+	/** The Spring Boot lines the starter is tested on, as its refusal names them. */
+	static final String SUPPORTED_LINES = "Spring Boot 4.0, 4.1 or 4.2";
+
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
 		check(SpringBootVersion.getVersion());

@@ -13,7 +13,8 @@ public final class UnsupportedSpringBootException extends IllegalStateException 
 	 * @param version the running Spring Boot's version
 	 */
 	UnsupportedSpringBootException(String version) {
-		super("incremental-rebalance-starter needs Spring Boot 4.0 or 4.1; this application runs Spring Boot " + version);
+		super("incremental-rebalance-starter needs " + SpringBootLineCheck.SUPPORTED_LINES
+				+ "; this application runs Spring Boot " + version);
 		this.version = version;
 	}
 

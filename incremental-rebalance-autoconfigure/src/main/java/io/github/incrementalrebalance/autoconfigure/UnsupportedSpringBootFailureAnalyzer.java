@@ -10,11 +10,12 @@ final class UnsupportedSpringBootFailureAnalyzer extends AbstractFailureAnalyzer
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UnsupportedSpringBootException cause) {
-		return new FailureAnalysis("incremental-rebalance-starter runs on Spring Boot 4.0 and 4.1 (spring-kafka 4.0 and "
-				+ "4.1); this application runs Spring Boot " + cause.version() + ", whose modules would be mixed with "
-				+ "Spring Boot 4's on its class path.",
-				"Upgrade the application to Spring Boot 4.0 or 4.1, or remove incremental-rebalance-starter. Spring "
-						+ "Boot 3 is not supported (see the supported stacks in the project's documentation).",
+		return new FailureAnalysis("incremental-rebalance-starter runs on " + SpringBootLineCheck.SUPPORTED_LINES
+				+ " (spring-kafka of the same line); this application runs Spring Boot " + cause.version()
+				+ ", whose modules would be mixed with Spring Boot 4's on its class path.",
+				"Upgrade the application to " + SpringBootLineCheck.SUPPORTED_LINES + ", or remove "
+						+ "incremental-rebalance-starter. Spring Boot 3 is not supported (see the supported stacks in the "
+						+ "project's documentation).",
 				cause);
 	}
 

@@ -21,18 +21,19 @@ class SpringBootLineCheckTests {
 	void springBoot3IsRefusedNamingTheVersionRunAndTheOnesNeeded() {
 		assertThatException().isThrownBy(() -> SpringBootLineCheck.check("3.5.7"))
 			.isInstanceOf(UnsupportedSpringBootException.class)
-			.withMessage("incremental-rebalance-starter needs Spring Boot 4.0 or 4.1; this application runs Spring Boot "
-					+ "3.5.7");
+			.withMessage("incremental-rebalance-starter needs Spring Boot 4.0, 4.1 or 4.2; this application runs Spring "
+					+ "Boot 3.5.7");
 		FailureAnalysis analysis = new UnsupportedSpringBootFailureAnalyzer()
 			.analyze(new UnsupportedSpringBootException("3.5.7"));
 		assertThat(analysis.getDescription()).contains("runs Spring Boot 3.5.7");
-		assertThat(analysis.getAction()).startsWith("Upgrade the application to Spring Boot 4.0 or 4.1, or remove "
+		assertThat(analysis.getAction()).startsWith("Upgrade the application to Spring Boot 4.0, 4.1 or 4.2, or remove "
 				+ "incremental-rebalance-starter");
 	}
 
 	@Test
 	void springBoot4AndVersionsThatSayNothingStart() {
 		assertThatNoException().isThrownBy(() -> SpringBootLineCheck.check(SpringBootVersion.getVersion()));
+		assertThatNoException().isThrownBy(() -> SpringBootLineCheck.check("4.0.7"));
 		assertThatNoException().isThrownBy(() -> SpringBootLineCheck.check("4.1.2"));
 		assertThatNoException().isThrownBy(() -> SpringBootLineCheck.check("5.0.0-SNAPSHOT"));
 		assertThatNoException().isThrownBy(() -> SpringBootLineCheck.check(null));

@@ -3,8 +3,6 @@ package io.github.incrementalrebalance.member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,10 +32,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A scale-down under Kafka's streams protocol ({@code group.protocol=streams}, Kafka 4.4 clients and broker), where the
- * broker assigns tasks and places standbys: three instances under exactly-once, 50 x {@code acceptable.recovery.lag}
+ * broker assigns tasks and places standbys: three instances under exactly-once, 25 x {@code acceptable.recovery.lag}
  * records of state per task, restores throttled (a slower disk). Side by side in one run: Kafka Streams' own close
- * without standbys, its close with one standby of every task (the broker may still move a task to an instance without
- * its copy), and the drain, which hands over once every instance that stays holds a ready copy of each task.
+ * without standbys, and the drain, which hands over once every instance that stays holds a ready copy of each task.
+ * (Kafka's close with standbys, where the broker may still move a task to an instance without its copy, is the
+ * streams-protocol benchmark's: it measures, this test holds the drain to what it promises.)
  */
 @Tag(TestTags.BROKER)
 @Tag(TestTags.CLIENT_LINE)
@@ -48,7 +47,7 @@ class StreamsProtocolDrainIntegrationTests {
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
-	private static final int KEYS_PER_TASK = (int) (50 * ACCEPTABLE_LAG);
+	private static final int KEYS_PER_TASK = (int) (25 * ACCEPTABLE_LAG);
 
 	private static final long RESTORE_RATE = 12_500;
 
@@ -60,8 +59,7 @@ class StreamsProtocolDrainIntegrationTests {
 
 	@Test
 	void aDrainHandsOverOnceEveryInstanceThatStaysHoldsAReadyCopyAndNothingRestoresBeyondTheAcceptableLag() {
-		Closed closed = kafkaClose("streams-close", 0);
-		Closed closedWithStandby = kafkaClose("streams-close-standby", 1);
+		Closed closed = kafkaClose("streams-close");
 		CountingApplication run = new CountingApplication(broker, "streams-drain", PARTITIONS);
 		standbyReplicas(run.applicationId(), 2);
 		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
@@ -89,10 +87,9 @@ class StreamsProtocolDrainIntegrationTests {
 			GapMeter.Gap stall = run.gapMeter().longestGapOf(ofB, askedAt, Instant.now());
 			run.verifyCounts(producer);
 			System.out.printf("Streams protocol, longest stall of b's tasks: %d ms drained (every instance that stays "
-					+ "holds a ready copy), %d ms Kafka's close with one standby (%d records restored at promotion), "
-					+ "%d ms Kafka's close without standbys (%d restored); restores throttled to %d records/s%n",
-					stall.length().toMillis(), closedWithStandby.stall().toMillis(), closedWithStandby.restored(),
-					closed.stall().toMillis(), closed.restored(), RESTORE_RATE);
+					+ "holds a ready copy), %d ms Kafka's close without standbys (%d restored); restores throttled to %d "
+					+ "records/s%n", stall.length().toMillis(), closed.stall().toMillis(), closed.restored(),
+					RESTORE_RATE);
 			assertThat(stall.length()).isLessThan(closed.stall());
 		}
 	}
@@ -144,21 +141,17 @@ class StreamsProtocolDrainIntegrationTests {
 	}
 
 	/**
-	 * Kafka Streams' own close of b with a real leave, with the given standbys of every task.
+	 * Kafka Streams' own close of b with a real leave, without standbys.
 	 * @return the longest stall of b's tasks, and what a and c restored into them at promotion
 	 */
-	private Closed kafkaClose(String applicationId, int standbys) {
+	private Closed kafkaClose(String applicationId) {
 		CountingApplication run = new CountingApplication(broker, applicationId, PARTITIONS);
-		standbyReplicas(run.applicationId(), standbys);
+		standbyReplicas(run.applicationId(), 0);
 		try (TrackingProducer producer = run.producer(); StreamsLauncher launcher = launcher(run)) {
 			StreamsInstance a = start(launcher, "a", false);
 			StreamsInstance b = start(launcher, "b", false);
 			StreamsInstance c = start(launcher, "c", false);
 			run.loadAndSettle(producer, KEYS_PER_TASK, a, b, c);
-			if (standbys > 0) {
-				await("standbys caught up").atMost(Duration.ofMinutes(1))
-					.until(() -> standbysCaughtUp(List.of(a, b, c), standbys));
-			}
 			Set<TaskId> ofB = b.activeTasks();
 			Instant closedAt = Instant.now();
 
@@ -176,17 +169,6 @@ class StreamsProtocolDrainIntegrationTests {
 	}
 
 	private record Closed(Duration stall, long restored) {
-	}
-
-	/**
-	 * Whether every task has its standbys and each is within the acceptable lag, as the instances read their lags.
-	 */
-	private static boolean standbysCaughtUp(Collection<StreamsInstance> instances, int standbys) {
-		long copies = instances.stream().mapToLong((instance) -> instance.standbyTasks().size()).sum();
-		return copies == (long) PARTITIONS * standbys && instances.stream()
-			.allMatch((instance) -> instance.kafkaStreams().allLocalStorePartitionLags().values().stream()
-				.flatMap((lags) -> lags.values().stream())
-				.allMatch((lag) -> lag.offsetLag() <= ACCEPTABLE_LAG));
 	}
 
 	private static void standbyReplicas(String groupId, int replicas) {

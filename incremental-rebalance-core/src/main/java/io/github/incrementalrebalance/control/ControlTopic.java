@@ -111,6 +111,10 @@ public final class ControlTopic {
 			if (ex.getCause() instanceof TopicExistsException) {
 				return;
 			}
+			if (ex.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+				// the admin's own deadline, the same as ours, came first (Kafka 4.4 answers so for a silent cluster)
+				throw unreachable(topic, timeout, ex.getCause());
+			}
 			if (ex.getCause() instanceof InvalidReplicationFactorException) {
 				throw new ControlTopicException("Cannot create control topic '" + topic + "' with replication factor "
 						+ replicationFactor + ": " + ex.getCause().getMessage() + ". Set Kafka Streams' "
@@ -121,8 +125,7 @@ public final class ControlTopic {
 					ex.getCause());
 		}
 		catch (TimeoutException ex) {
-			throw new ControlTopicException("Cannot reach the cluster to check control topic '" + topic + "' within "
-					+ timeout + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + ")", ex);
+			throw unreachable(topic, timeout, ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -189,6 +192,11 @@ public final class ControlTopic {
 	private static String value(Config config, String name) {
 		ConfigEntry entry = config.get(name);
 		return (entry != null && entry.value() != null) ? entry.value() : "";
+	}
+
+	private static ControlTopicException unreachable(String topic, Duration timeout, Throwable cause) {
+		return new ControlTopicException("Cannot reach the cluster to check control topic '" + topic + "' within "
+				+ timeout + " (" + LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG + ")", cause);
 	}
 
 	private static Optional<TopicDescription> describe(Admin admin, String topic, Duration timeout)

@@ -182,11 +182,20 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback, A
 	 * Whether this stack runs streams groups as the library's streams-protocol drain needs them: Kafka 4.4 clients and
 	 * brokers (static membership, close semantics, reported task offsets; KIP-1284 brought the default close
 	 * operation with them). A test class says
-	 * {@code @EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")}.
+	 * {@code @EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")}. Where the build
+	 * expects streams groups ({@code -Dstreams.groups.expected=true}, the default stack) and the clients lack them, the
+	 * condition fails the class rather than skip it: a stack that quietly lost the protocol would pass.
 	 * @return true on Kafka 4.4 and later
 	 */
 	public static boolean servesStreamsGroups() {
-		return ClientCapabilities.detected().defaultCloseOperation();
+		ClientCapabilities clients = ClientCapabilities.detected();
+		boolean serves = clients.defaultCloseOperation();
+		if (!serves && Boolean.getBoolean("streams.groups.expected")) {
+			throw new IllegalStateException("This build expects streams groups (streams.groups.expected=true), but "
+					+ "Kafka clients " + clients.kafkaVersion() + " lack what the streams-protocol drain needs (Kafka 4.4 or "
+					+ "later); run the stack's profile, which does not expect them");
+		}
+		return serves;
 	}
 
 	/**

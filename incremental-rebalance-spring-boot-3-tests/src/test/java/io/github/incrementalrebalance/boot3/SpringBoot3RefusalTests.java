@@ -33,10 +33,10 @@ class SpringBoot3RefusalTests {
 			.web(WebApplicationType.NONE)
 			.properties("spring.kafka.streams.application-id=orders", "spring.kafka.bootstrap-servers=localhost:1")
 			.run())
-			.withMessage("incremental-rebalance-starter needs Spring Boot 4.0 or 4.1; this application runs Spring "
+			.withMessage("incremental-rebalance-starter needs Spring Boot 4.0, 4.1 or 4.2; this application runs Spring "
 					+ "Boot " + SpringBootVersion.getVersion());
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("Upgrade the application to Spring Boot 4.0 or 4.1, or remove incremental-rebalance-starter");
+			.contains("Upgrade the application to Spring Boot 4.0, 4.1 or 4.2, or remove incremental-rebalance-starter");
 	}
 
 	@SpringBootConfiguration
