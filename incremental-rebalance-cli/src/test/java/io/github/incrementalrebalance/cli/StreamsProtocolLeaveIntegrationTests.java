@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The command line under Kafka's streams protocol, where no plan names the members: it finds them in the group as the
- * broker describes it, asks one to leave, and follows the leave to its end.
+ * broker describes it, asks one to leave, and follows the leave to its end. Two instances, a standby of every task:
+ * the command line's part, not the drain's (the core's streams-protocol tests hold that with three).
  */
 @Tag(TestTags.BROKER)
 @Tag(TestTags.CLIENT_LINE)
@@ -46,7 +47,7 @@ class StreamsProtocolLeaveIntegrationTests {
 	@Test
 	void leaveFindsTheMemberInTheStreamsGroupAndFollowsItsDrainToTheEnd() {
 		CountingApplication run = new CountingApplication(broker, "streams-cli", PARTITIONS);
-		broker.configureGroup(run.applicationId(), Map.of("streams.num.standby.replicas", "2"));
+		broker.configureGroup(run.applicationId(), Map.of("streams.num.standby.replicas", "1"));
 		try (TrackingProducer producer = run.producer();
 				StreamsLauncher launcher = run.launcher(this.stateRoot)
 					.property(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams")
@@ -54,8 +55,7 @@ class StreamsProtocolLeaveIntegrationTests {
 					.property(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE_LAG)) {
 			StreamsInstance a = launcher.instance("a").memberRuntime().start();
 			StreamsInstance b = launcher.instance("b").memberRuntime().start();
-			StreamsInstance c = launcher.instance("c").memberRuntime().start();
-			run.loadAndSettle(producer, 5_000, a, b, c);
+			run.loadAndSettle(producer, 5_000, a, b);
 			Set<TaskId> ofB = b.activeTasks();
 
 			assertThat(CliRun.against(broker, run.applicationId(), 1, "leave", "--instance-id", "z", "--wait", "10s"))
@@ -65,8 +65,7 @@ class StreamsProtocolLeaveIntegrationTests {
 			assertThat(left).contains("b: drained (standbys-ready)");
 			assertThat(b.runtime().state()).isEqualTo(MemberState.CLOSED);
 			assertThat(b.runtime().drainOutcome()).contains(DrainOutcome.of(DrainOutcome.Reason.STANDBYS_READY, 0));
-			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords(),
-					c.restoredRecords());
+			RestoredRecords.assertRestoredAtPromotionAtMost(ACCEPTABLE_LAG, ofB, a.restoredRecords());
 			run.verifyCounts(producer);
 		}
 	}

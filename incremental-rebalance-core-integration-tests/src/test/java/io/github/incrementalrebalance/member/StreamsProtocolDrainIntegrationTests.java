@@ -43,7 +43,7 @@ import static org.awaitility.Awaitility.await;
 @EnabledIf("io.github.incrementalrebalance.testkit.KafkaBroker#servesStreamsGroups")
 class StreamsProtocolDrainIntegrationTests {
 
-	private static final int PARTITIONS = 6;
+	private static final int PARTITIONS = 4;
 
 	private static final long ACCEPTABLE_LAG = 1_000;
 
