@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -32,8 +33,11 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Reads and writes the control topic's records: string keys, versioned JSON values. A value this version cannot
- * read fails with a {@link MalformedControlRecordException} that says what is wrong; a newer version's extra fields
- * are ignored.
+ * read fails with a {@link MalformedControlRecordException} that says what is wrong. What a newer version may add is
+ * read in part: its extra fields are ignored, a record of a kind this version does not know fails with an
+ * {@link UnknownControlRecordKindException} (readers skip it), a plan's mode this version does not know reads as
+ * {@code incremental} (the mode is shown, not acted on) and a hand-over reason it does not know as
+ * {@link HandOverReason#NOT_KNOWN} (the member hands over as told).
  */
 public final class ControlCodec {
 
@@ -52,6 +56,10 @@ public final class ControlCodec {
 	static final int OLDEST_READ = 2;
 
 	private static final JsonMapper mapper = JsonMapper.shared();
+
+	/** The kinds of record this version reads: a key of another kind is a newer version's. */
+	private static final Set<String> KINDS = Set.of(LeaveRecord.KEY_PREFIX, PlanRecord.KEY_PREFIX,
+			RejoinRequest.KEY_PREFIX, ProgressRecord.KEY_PREFIX, PlanEpoch.KEY);
 
 	private ControlCodec() {
 	}
@@ -165,8 +173,14 @@ public final class ControlCodec {
 		boolean rejoin = key.startsWith(RejoinRequest.KEY_PREFIX) && key.length() > RejoinRequest.KEY_PREFIX.length();
 		boolean progress = isStartKey(key, ProgressRecord.KEY_PREFIX);
 		if (!leave && !plan && !rejoin && !progress && !PlanEpoch.KEY.equals(key)) {
-			throw new MalformedControlRecordException("unknown key '" + key + "' (expected leave/<id>/<incarnation>, "
-					+ "plan/<id>/<incarnation>, rejoin/<id>, progress/<id>/<incarnation> or " + PlanEpoch.KEY + ")");
+			String expected = " (expected leave/<id>/<incarnation>, plan/<id>/<incarnation>, rejoin/<id>, "
+					+ "progress/<id>/<incarnation> or " + PlanEpoch.KEY + ")";
+			int slash = key.indexOf('/');
+			String kind = (slash < 0) ? key : key.substring(0, slash + 1);
+			if (KINDS.contains(kind)) {
+				throw new MalformedControlRecordException("unknown key '" + key + "'" + expected);
+			}
+			throw new UnknownControlRecordKindException(kind, "unknown key '" + key + "'" + expected);
 		}
 		if (value == null) {
 			return Optional.empty();
@@ -207,7 +221,7 @@ public final class ControlCodec {
 			SortedMap<TaskId, Learner> learning = learning(key, node, tasks(key, node, "ready"));
 			Optional<HandOverReason> handOver = Optional.ofNullable(node.get("handOver"))
 				.map((text) -> text.asString(""))
-				.map((name) -> handOverReason(key, name));
+				.map(ControlCodec::handOverReason);
 			boolean leaving = node.path("leaving").asBoolean(false);
 			Optional<String> leaveId = optionalText(key, node, "leave");
 			if (leaving != leaveId.isPresent()) {
@@ -374,26 +388,18 @@ public final class ControlCodec {
 	}
 
 	private static RebalancingMode mode(String key, JsonNode node) {
-		Optional<String> mode = optionalText(key, node, "mode");
-		if (mode.isEmpty()) {
-			return RebalancingMode.INCREMENTAL;
-		}
-		try {
-			return RebalancingMode.valueOf(mode.get().toUpperCase(Locale.ROOT));
-		}
-		catch (IllegalArgumentException ex) {
-			throw new MalformedControlRecordException("value of '" + key + "' has an unknown mode '" + mode.get()
-					+ "' (expected incremental or upgrading)");
-		}
+		// written since version 2 (absent: incremental); a mode of a newer version is shown as incremental
+		return optionalText(key, node, "mode").map((mode) -> mode.toUpperCase(Locale.ROOT))
+			.filter((mode) -> Arrays.stream(RebalancingMode.values()).anyMatch((known) -> known.name().equals(mode)))
+			.map(RebalancingMode::valueOf)
+			.orElse(RebalancingMode.INCREMENTAL);
 	}
 
-	private static HandOverReason handOverReason(String key, String name) {
-		try {
-			return HandOverReason.valueOf(name);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new MalformedControlRecordException("value of '" + key + "' has an unknown handOver '" + name + "'");
-		}
+	private static HandOverReason handOverReason(String name) {
+		return Arrays.stream(HandOverReason.values())
+			.filter((known) -> known != HandOverReason.NOT_KNOWN && known.name().equals(name))
+			.findFirst()
+			.orElse(HandOverReason.NOT_KNOWN);
 	}
 
 	private static void strings(ArrayNode array, List<String> values) {

@@ -52,6 +52,9 @@ final class ControlTopicView {
 	/** Records of a former leader read after a newer plan: ignored here, but the last of their key once compacted. */
 	private final AtomicLong lateWrites = new AtomicLong();
 
+	/** The kinds of record of a newer version met so far: each is said once. */
+	private final Set<String> unknownKinds = ConcurrentHashMap.newKeySet();
+
 	ControlTopicView(String topic) {
 		this.topic = topic;
 	}
@@ -76,6 +79,14 @@ final class ControlTopicView {
 				return Optional.empty();
 			}
 			decoded = ControlCodec.decode(key, record.value());
+		}
+		catch (UnknownControlRecordKindException ex) {
+			if (this.unknownKinds.add(ex.kind())) {
+				logger.info("Skipping control records of kind '{}' on {}, first at offset {}: a newer version of the "
+						+ "library writes them; this one reads the records it knows around them", ex.kind(), this.topic,
+						record.offset());
+			}
+			return Optional.empty();
 		}
 		catch (MalformedControlRecordException ex) {
 			logger.warn("Skipping control record at offset {} of {}: {}", record.offset(), this.topic,

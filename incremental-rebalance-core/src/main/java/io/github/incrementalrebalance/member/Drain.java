@@ -305,7 +305,7 @@ final class Drain {
 			Optional<HandOverReason> handOver = plan.get().handOver();
 			hold(handOver.filter(HandOverReason.NO_OTHER_MEMBER::equals).flatMap((alone) -> this.othersSeen.hold(now)));
 			if (handOver.isPresent() && this.held.isEmpty()) {
-				DrainOutcome.Reason reason = outcomeOf(handOver.get());
+				DrainOutcome.Reason reason = outcomeOf(handOver.get(), learnersNotReady(plan.get()));
 				// without learners every stateful task moves cold; otherwise those whose learner is not ready yet
 				finish(DrainOutcome.of(reason, (reason.kind() == DrainOutcome.Kind.LEFT_WITHOUT_LEARNERS)
 						? this.statefulTasks.getAsInt() : learnersNotReady(plan.get())));
@@ -441,11 +441,13 @@ final class Drain {
 		return this.held.or(current::waiting);
 	}
 
-	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver) {
+	private static DrainOutcome.Reason outcomeOf(HandOverReason handOver, int learnersNotReady) {
 		return switch (handOver) {
 			case LEARNERS_READY -> DrainOutcome.Reason.LEARNERS_READY;
 			case NO_OTHER_MEMBER -> DrainOutcome.Reason.NO_OTHER_MEMBER;
 			case LEARNERS_UNAVAILABLE -> DrainOutcome.Reason.MIXED_MODES;
+			case NOT_KNOWN -> (learnersNotReady == 0) ? DrainOutcome.Reason.LEARNERS_READY
+					: DrainOutcome.Reason.HANDED_OVER_BY_A_NEWER_LEADER;
 		};
 	}
 

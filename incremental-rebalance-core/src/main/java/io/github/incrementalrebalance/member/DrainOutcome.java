@@ -126,7 +126,14 @@ public record DrainOutcome(Reason reason, int tasksMovedCold) {
 
 		/** No plan acknowledged the leave within the bound, measured on the member's clock. */
 		UNANSWERED(Kind.LEFT_WITHOUT_LEARNERS,
-				"no leader acknowledged the leave (is the control topic readable by the leader?)");
+				"no leader acknowledged the leave (is the control topic readable by the leader?)"),
+
+		/**
+		 * A leader of a newer version told it to hand over, for a reason this version does not know, before every
+		 * learner was ready (a rolling upgrade of the library).
+		 */
+		HANDED_OVER_BY_A_NEWER_LEADER(Kind.FORCED, "a leader of a newer version handed its tasks over, for a reason "
+				+ "this version does not know, before every learner was ready");
 
 		private final Kind kind;
 

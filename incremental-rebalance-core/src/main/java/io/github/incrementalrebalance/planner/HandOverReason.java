@@ -12,6 +12,12 @@ public enum HandOverReason {
 	NO_OTHER_MEMBER,
 
 	/** A member runs mode {@code upgrading}: no learners can be placed, so waiting would gain nothing. */
-	LEARNERS_UNAVAILABLE
+	LEARNERS_UNAVAILABLE,
+
+	/**
+	 * A reason a newer version's leader gave, which this version does not know: the member hands over as told, and
+	 * its outcome says whether every learner was ready. Never planned by this version.
+	 */
+	NOT_KNOWN
 
 }

@@ -1,11 +1,15 @@
 package io.github.incrementalrebalance.control;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 
+import ch.qos.logback.classic.Level;
+import io.github.incrementalrebalance.testkit.LogCapture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import static io.github.incrementalrebalance.testkit.MemberPlanBuilder.plan;
@@ -73,6 +77,31 @@ class ControlTopicViewTests {
 		assertThat(this.view.leaveRecord("m18")).contains(ended);
 		apply(this.current);
 		assertThat(this.view.leaveRecord("m18")).contains(this.current);
+	}
+
+	/**
+	 * A rolling upgrade of the library: records of a kind a newer version writes are skipped, said once per kind at
+	 * INFO; a record of a known kind that cannot be read is reported with a WARN; the records around both are read.
+	 */
+	@Test
+	void recordsOfANewerKindAreSkippedSayingSoOnceAndTheRecordsAroundThemRead() {
+		try (LogCapture log = LogCapture.of(ControlTopicView.class)) {
+			applyRaw("owner/m18/new", "{\"v\":4,\"claims\":[\"0_1\"]}");
+			apply(this.current);
+			applyRaw("owner/m19/new", "{\"v\":4}");
+			applyRaw("leave/m19", "{\"v\":4}");
+
+			assertThat(this.view.leaveRecord("m18")).contains(this.current);
+			assertThat(log.messages(Level.INFO)).singleElement(InstanceOfAssertFactories.STRING)
+				.contains("Skipping control records of kind 'owner/'", "first at offset 0", "a newer version");
+			assertThat(log.messages(Level.WARN)).singleElement(InstanceOfAssertFactories.STRING)
+				.contains("Skipping control record at offset 3", "unknown key 'leave/m19'");
+		}
+	}
+
+	private void applyRaw(String key, String value) {
+		this.view.apply(new ConsumerRecord<>("app-rebalance-control", 0, this.offset++, ControlCodec.encodeKey(key),
+				value.getBytes(StandardCharsets.UTF_8)));
 	}
 
 	/** A plan of one member, adopted. */

@@ -259,6 +259,26 @@ class DrainTests {
 	}
 
 	/**
+	 * A leader of a newer version hands this member over for a reason this version does not know: the member hands
+	 * over as told, drained when its plan's learners were ready, else forced with the tasks that were not, saying so.
+	 */
+	@Test
+	void aHandOverForAReasonOfANewerVersionHandsOverAndSaysWhetherEveryLearnerWasReady() {
+		assertOutcomeOfHandOver(HandOverReason.NOT_KNOWN, MemberState.FORCED,
+				DrainOutcome.of(DrainOutcome.Reason.HANDED_OVER_BY_A_NEWER_LEADER, 1));
+
+		this.drain.leave(Optional.empty(), "test", true);
+		this.control.progress.add(new ProgressRecord("a", "a1", this.clock.instant(),
+				List.of(new LearnerProgress("0_1", 10, 0, true, Optional.empty()))));
+		this.control.plan(plan(leaveId(), Optional.of(HandOverReason.NOT_KNOWN)));
+		this.drain.check();
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.drain.state() == MemberState.CLOSED);
+		assertThat(this.states).endsWith(MemberState.DRAINED, MemberState.CLOSED);
+		assertThat(this.drain.outcome()).contains(DrainOutcome.of(DrainOutcome.Reason.LEARNERS_READY, 0));
+	}
+
+	/**
 	 * The group churned (sessions timed out under load, consumers fenced and rejoining) and this member led a round in
 	 * which it was alone: the plan of that round hands it over with no other member, cold, though the member that was
 	 * in the plan a second before, with a learner of its task, comes back. The hand-over is held, said why, and the
