@@ -77,7 +77,10 @@ class IncrementalRebalanceAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(KafkaAutoConfiguration.class, IncrementalRebalanceAutoConfiguration.class))
-		.withPropertyValues("spring.kafka.streams.application-id=app", "spring.kafka.streams.auto-startup=false");
+		// no cluster here: the rejoin request a member writes once its Kafka Streams are built waits for one at most
+		// the control topic's timeout, at the context's close
+		.withPropertyValues("spring.kafka.streams.application-id=app", "spring.kafka.streams.auto-startup=false",
+				"incremental-rebalance.control-topic.timeout=1s");
 
 	@Test
 	void streamsAreBuiltWithTheMemberClientSupplierAroundTheFactoryBeansSupplier() {
