@@ -61,7 +61,7 @@ final class Balancing {
 			this.round.rules.decide(move.task());
 			chosen.add(move);
 		}
-		keepOnlyMovesNeverHandedBack(chosen, loads);
+		keepOnlyMovesNeverHandedBack(chosen, loads, stateful);
 		for (BalanceMove move : chosen) {
 			TaskId task = move.task();
 			if (!stateful || this.round.caughtUp(move.to(), task)) {
@@ -75,31 +75,13 @@ final class Balancing {
 	}
 
 	/**
-	 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, even if the next
-	 * round lands the leaving members' tasks differently: their learners are caught up on several members and the
-	 * least loaded of those gets each, so count every such task on the taker and none on the giver.
+	 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, as the next
+	 * round's orphan step compares them: without the leaving members' tasks (their weight per member in
+	 * {@code drained}), whose learners a leader without this round's plan may place elsewhere.
 	 */
-	private boolean staysLighter(BalanceMove move, Loads loads) {
-		long mayLandOnTaker = 0;
-		long mayLeaveGiver = 0;
-		// leaving members' learners are all stateful: they land in the stateful bucket only
-		boolean drainsLandHere = this.round.isStateful(move.task());
-		for (Map.Entry<TaskId, ProcessId> drained : this.round.learnerAt.entrySet()) {
-			TaskId task = drained.getKey();
-			ProcessId owner = this.round.active.get(task);
-			if (!drainsLandHere || owner == null || !this.round.leaving.containsKey(owner)) {
-				continue;
-			}
-			boolean takerCaughtUp = this.round.caughtUp(move.to(), task);
-			if (takerCaughtUp && !drained.getValue().equals(move.to())) {
-				mayLandOnTaker += loads.weight(task);
-			}
-			if (drained.getValue().equals(move.from()) && this.round.mayTakeWork.stream()
-				.anyMatch((m) -> !m.processId().equals(move.from()) && this.round.caughtUp(m.processId(), task))) {
-				mayLeaveGiver += loads.weight(task);
-			}
-		}
-		return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), move.task(), mayLeaveGiver);
+	private static boolean staysLighter(BalanceMove move, Loads loads, Map<ProcessId, Long> drained) {
+		return loads.staysLighter(move.to(), -drained.getOrDefault(move.to(), 0L), move.from(), move.task(),
+				drained.getOrDefault(move.from(), 0L));
 	}
 
 	/**
@@ -107,8 +89,10 @@ final class Balancing {
 	 * round, with every move of this round done ({@code load(to) < load(from) + the task}); undo the latest moves
 	 * until that holds. The next round takes up what is undone.
 	 */
-	private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads) {
-		while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !staysLighter(move, loads))) {
+	private void keepOnlyMovesNeverHandedBack(List<BalanceMove> chosen, Loads loads, boolean stateful) {
+		// leaving members' tasks are all stateful: they weigh in the stateful bucket only
+		Map<ProcessId, Long> drained = stateful ? this.round.drainedWeights() : Map.of();
+		while (!chosen.isEmpty() && chosen.stream().anyMatch((move) -> !staysLighter(move, loads, drained))) {
 			BalanceMove undone = chosen.remove(chosen.size() - 1);
 			loads.move(undone.task(), undone.to(), undone.from());
 			this.round.rules.undecide(undone.task());

@@ -68,6 +68,7 @@ final class Drains {
 			this.round.loads(task).add(target, task);
 			this.round.rules.gaveWorkTo(target, false);
 			if (this.round.isStateful(task)) {
+				this.round.drainedOnto.put(task, target);
 				targets.put(task, target);
 				// placed at once: where a learner goes steers the next task's target
 				this.round.learnerAt.put(task, target);

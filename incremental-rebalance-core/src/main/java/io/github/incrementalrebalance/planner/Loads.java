@@ -129,8 +129,8 @@ final class Loads {
 	}
 
 	/**
-	 * Whether {@code lighter}, with {@code extra} more weight, carries strictly less than {@code heavier} would with
-	 * {@code task} back and {@code fewer} less weight.
+	 * Whether {@code lighter}, with {@code extra} more weight (less, when negative), carries strictly less than
+	 * {@code heavier} would with {@code task} back and {@code fewer} less weight.
 	 */
 	boolean staysLighter(ProcessId lighter, long extra, ProcessId heavier, TaskId task, long fewer) {
 		double lighterLoad = (this.weights.get(lighter) + extra) / (double) this.capacity.get(lighter);

@@ -21,8 +21,10 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * <p>
  * Without that plan (a new leader that has not read it yet), a stateful orphan that a member holds caught up looks
  * the same on its former owner (the checkpoint of the revocation) as on its new owner. All such orphans go to a
- * caught-up member, placed against the same loads (those before any of them lands), so the order they are placed in
- * cannot push one onto its former owner (see {@link HandBackRules}). Orphans nobody holds (a new application's tasks,
+ * caught-up member, placed against the same loads (those before any of them lands, and before the leaving members'
+ * tasks are counted where their learners are: a leader without the plan may place a learner elsewhere than the last
+ * one did), so neither the order they are placed in nor a drain can push one onto its former owner (see
+ * {@link HandBackRules}). Orphans nobody holds (a new application's tasks,
  * whose empty changelogs make every member look caught up) are spread one by one over the least loaded members.
  */
 final class Orphans {
@@ -49,11 +51,12 @@ final class Orphans {
 		}
 		Map<TaskId, ProcessId> warm = new TreeMap<>();
 		if (!this.round.mixedModes) {
+			Loads beforeDrains = this.round.statefulLoadsWithoutDrains();
 			for (TaskId task : orphans) {
 				boolean heldWarm = this.round.mayTakeWork.stream()
 					.anyMatch((member) -> member.holds(task) && this.round.caughtUp(member.processId(), task));
 				if (this.round.isStateful(task) && heldWarm) {
-					warm.put(task, this.round.target(task, null, this.round.mayTakeWork));
+					warm.put(task, this.round.target(task, null, this.round.mayTakeWork, beforeDrains));
 				}
 			}
 		}

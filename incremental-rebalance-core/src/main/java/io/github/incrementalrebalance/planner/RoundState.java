@@ -78,6 +78,12 @@ final class RoundState {
 
 	final Map<TaskId, ProcessId> learnerAt = new TreeMap<>();
 
+	/**
+	 * Where this round counts each leaving member's stateful task, at the member taking it over: a learner's place may
+	 * change from one leader to the next (one without the previous plan cannot tell it from a standby as far behind).
+	 */
+	final Map<TaskId, ProcessId> drainedOnto = new TreeMap<>();
+
 	/** A leaving member's tasks whose learner waits for a place (the cap on a drain's restores): still being learned. */
 	final Set<TaskId> learnerAwaited = new TreeSet<>();
 
@@ -206,7 +212,13 @@ final class RoundState {
 	 * load, the member warming up the fewest learners (restoring is CPU-bound: spread it), the newest member.
 	 */
 	ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates) {
-		Loads loads = loads(task);
+		return target(task, owner, candidates, loads(task));
+	}
+
+	/**
+	 * Where a task should go, as {@link #target(TaskId, ProcessId, List)}, against the given loads of its bucket.
+	 */
+	ProcessId target(TaskId task, ProcessId owner, List<GroupMember> candidates, Loads loads) {
 		List<GroupMember> others = allowed(task, candidates.stream()
 			.filter((member) -> !member.processId().equals(owner))
 			.toList());
@@ -299,6 +311,25 @@ final class RoundState {
 			.stream()
 			.filter((task) -> isStateful(task) == kind)
 			.collect(Collectors.groupingBy(TaskId::subtopology, Collectors.counting())));
+	}
+
+	/**
+	 * The stateful bucket's loads without the leaving members' tasks: what the members run, and what this round moved
+	 * to them, before any drain lands.
+	 */
+	Loads statefulLoadsWithoutDrains() {
+		Loads loads = this.statefulLoads.copy();
+		this.drainedOnto.forEach((task, member) -> loads.remove(member, task));
+		return loads;
+	}
+
+	/**
+	 * The weight this round counts on each member for leaving members' tasks.
+	 */
+	Map<ProcessId, Long> drainedWeights() {
+		Map<ProcessId, Long> weights = new HashMap<>();
+		this.drainedOnto.forEach((task, member) -> weights.merge(member, this.statefulLoads.weight(task), Long::sum));
+		return weights;
 	}
 
 	ProcessId leastLoaded(TaskId task, List<GroupMember> candidates) {

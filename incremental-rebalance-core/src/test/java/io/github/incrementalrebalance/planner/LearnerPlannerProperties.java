@@ -33,9 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deadlines, leftover state, rounds without end offsets, members in mode upgrading) iterated round by round on the
  * simulator, learners warming up between rounds and leaving members acting on their plan; one round in six is led by
  * a member that does not know the previous round's plan. Every round must hold the invariants of the design; the
- * group must settle within {@code 2 x phases + 3} rounds (plus two per round without end offsets, and two per round
- * whose leader did not know the previous plan and moved a task: it cannot hold back a member that just took work, so
- * its move may start a phase of its own), where phases is
+ * group must settle within {@code 2 x phases + 3} rounds (plus two per round without end offsets, and one per round
+ * that revoked a task, to move it at once, while learners warmed up: the next round comes at once, before they are
+ * ready, and gives them none of the time they need), where phases is
  * {@code ceil(moves / max.warmup.replicas)}, or the longest chain of moves through members that took work before they
  * gave some if longer (a member that took work gives none until that move ended, so a swap takes two phases), and
  * moves counts every task given to a new owner; no task goes back to the member it just left, and no learner is given
@@ -126,9 +126,13 @@ class LearnerPlannerProperties {
 	 * the swap's two links); a member with a learner gave tasks away, and its learner, ready or nearly, was re-placed
 	 * on a cold member (5 members, 8 tasks; a member with a learner gives none now), or the leader did not know the
 	 * previous plan (5 members, 192 tasks; not checked then). Led without the previous plan, in either kind of group:
-	 * a leader gave away at once a stateless task of a member that had just taken a drained task, a phase of its own
-	 * (9 members, 5 tasks, racks; the bound counts such rounds); balancing took two tasks from a member learning a
-	 * task, and the learner, 7 % restored, went to a cold member (10 members, 237 tasks; not checked then).
+	 * balancing took two tasks from a member learning a task, and the learner, 7 % restored, went to a cold member (10
+	 * members, 237 tasks; not checked then); a drain's learner that had restored nothing was placed on the member
+	 * holding a standby as far behind, a lighter member than the last leader chose, which made the new owner of a
+	 * balance move the heavier of the two and its orphan went back (10 members, 189 tasks; the orphan step now
+	 * compares loads without the leaving members' tasks, and balancing keeps a move on those loads). A round that
+	 * moved a stateless task at once beside learners warming up, their round after it short of time, was once counted
+	 * to the leader's not knowing the previous plan; it happens with it too (9 members, 5 tasks, racks).
 	 */
 	@Example
 	void groupsThatOnceDidNotSettleNowDo() {
@@ -153,7 +157,8 @@ class LearnerPlannerProperties {
 				new Sample(5, 192, 3, 3, 1.0, 0, -1028305908, null, true),
 				new Sample(5, 8, 4, 2, 1.0, 0, -7991, null, true),
 				new Sample(21, 9, 2, 3, 1.0, 3, -2058, null), new Sample(9, 5, 2, 3, 1.0, 2, 2, null),
-				new Sample(10, 237, 2, 3, 2.0, 0, 50351, null));
+				new Sample(10, 237, 2, 3, 2.0, 0, 50351, null),
+				new Sample(10, 189, 1, 1, 3.0, 0, 4639066901042906862L, null, true));
 		for (Sample sample : samples) {
 			Random random = new Random(sample.seed());
 			settles(random, Scenario.random(random, sample.members(), sample.tasks(), sample.maxThreads(),
@@ -169,7 +174,7 @@ class LearnerPlannerProperties {
 		boolean changedSincePrevious = true;
 		int counted = 0;
 		int unknownOffsetRounds = 0;
-		int movesWithoutThePlan = 0;
+		int revokedBesideLearners = 0;
 		int moves = 0;
 		// the longest chain of stateful moves through members that took work before they gave some: a phase per link
 		Map<String, Integer> chainInto = new HashMap<>();
@@ -191,8 +196,10 @@ class LearnerPlannerProperties {
 			boolean nothingAsks = nothingAsks(sim, before, scenario);
 			Round round = sim.rebalance();
 			counted++;
-			if (!planKnown && !round.plan().moves().isEmpty()) {
-				movesWithoutThePlan++;
+			Plan plan = round.plan();
+			if (round.revokedOnly() && learners(plan).stream().anyMatch((task) -> !readyLearner(plan, task))) {
+				// the round after a revocation comes at once: learners warming up meanwhile are not ready yet
+				revokedBesideLearners++;
 			}
 			checkInvariants(sim, round, before, scenario, unknownOffsets);
 			if (nothingAsks) {
@@ -232,7 +239,7 @@ class LearnerPlannerProperties {
 				// a member that took work gives none until that move ended: a swap takes two phases, however many
 				// learners may warm up at once
 				int phases = Math.max((int) Math.ceil(moves / (double) maxWarmupReplicas), longestChain);
-				int bound = 2 * phases + 3 + costPhase + 2 * unknownOffsetRounds + 2 * movesWithoutThePlan;
+				int bound = 2 * phases + 3 + costPhase + 2 * unknownOffsetRounds + revokedBesideLearners;
 				assertThat(counted).as("rounds to settle %d moves", moves).isLessThanOrEqualTo(bound);
 				if (scenario.racks > 0 && scenario.upgrading.isEmpty()) {
 					checkNothingCheaper(sim);
@@ -443,6 +450,11 @@ class LearnerPlannerProperties {
 		List<TaskId> learners = new ArrayList<>();
 		plan.members().values().forEach((member) -> learners.addAll(member.learning().keySet()));
 		return learners;
+	}
+
+	private static boolean readyLearner(Plan plan, TaskId task) {
+		return plan.members().values().stream()
+			.anyMatch((member) -> member.learning().containsKey(task) && member.learning().get(task).ready());
 	}
 
 	private static String ownerOf(Plan plan, TaskId task) {
