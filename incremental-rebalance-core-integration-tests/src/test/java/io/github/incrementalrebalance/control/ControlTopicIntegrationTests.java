@@ -171,9 +171,11 @@ class ControlTopicIntegrationTests {
 					LogCapture log = LogCapture.of(ControlTopicView.class)) {
 				reader.start();
 				assertThat(reader.awaitCaughtUp(TIMEOUT)).isTrue();
-				assertThat(log.messages(Level.WARN)).hasSize(2)
-					.anySatisfy((warn) -> assertThat(warn).contains("offset 1").contains("'leave/s2/x' is not JSON"))
-					.anySatisfy((warn) -> assertThat(warn).contains("offset 2").contains("unknown key 'nonsense'"));
+				assertThat(log.messages(Level.WARN)).singleElement()
+					.satisfies((warn) -> assertThat(warn).contains("offset 1").contains("'leave/s2/x' is not JSON"));
+				// a key of no kind this version knows: a newer version's, skipped with a word, not a warning
+				assertThat(log.messages(Level.INFO))
+					.anySatisfy((info) -> assertThat(info).contains("kind 'nonsense'").contains("first at offset 2"));
 				assertThat(reader.leaveRequests())
 					.containsExactly(new LeaveRequest("s3", "inc3", s3.leaveId(),
 							Optional.of(now.truncatedTo(ChronoUnit.MILLIS).plusSeconds(30))));

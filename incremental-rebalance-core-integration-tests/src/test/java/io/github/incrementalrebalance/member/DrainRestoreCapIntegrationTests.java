@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A drain in waves: b runs twelve stateful tasks and leaves, a and c take six each, and
+ * A drain in waves: b runs eight stateful tasks and leaves, a and c take four each, and
  * {@code incremental.rebalance.drain.restores.per.member=2} lets each restore two learners at a time. Measured from
  * Kafka Streams' standby listener on a and c (a learner restores from when its state updater took it to its first
  * batch within the acceptable lag): never more than two at once on either, every one of b's tasks warmed up, the drain
@@ -39,7 +39,7 @@ import static org.awaitility.Awaitility.await;
 @Tag(TestTags.BROKER)
 class DrainRestoreCapIntegrationTests {
 
-	private static final int PARTITIONS = 36;
+	private static final int PARTITIONS = 24;
 
 	private static final long ACCEPTABLE_LAG = 100;
 
