@@ -50,6 +50,20 @@ class RunnableJarContentsIT {
 		}
 	}
 
+	/**
+	 * Kafka Streams' RocksDB, about 70 MB of native libraries, is not bundled: the command line opens no state store
+	 * ({@link CommandLineJarIT} runs this jar against a broker without it).
+	 */
+	@Test
+	void bundlesNoStateStoreEngine() throws IOException {
+		try (JarFile jar = new JarFile(JAR.toFile())) {
+			assertThat(jar.stream().map(ZipEntry::getName))
+				.noneMatch((name) -> name.startsWith("org/rocksdb/") || name.contains("librocksdbjni"));
+		}
+		// 117 MB with RocksDB, 44 MB without
+		assertThat(Files.size(JAR)).as("the runnable jar's size").isLessThan(64L * 1024 * 1024);
+	}
+
 	private static String read(JarFile jar, String name) throws IOException {
 		ZipEntry entry = jar.getEntry(name);
 		assertThat(entry).as(name + " in " + JAR).isNotNull();
