@@ -156,6 +156,9 @@ public final class ControlCodec {
 			node.put("leader", epoch.leader());
 			node.put("summary", epoch.summary());
 			strings(node.putArray("duplicateInstanceIds"), epoch.duplicateInstanceIds());
+			if (!epoch.application().isEmpty()) {
+				node.put("application", epoch.application());
+			}
 		}
 		return mapper.writeValueAsBytes(node);
 	}
@@ -239,7 +242,7 @@ public final class ControlCodec {
 		return Optional.of(new PlanEpoch(requiredLong(key, node, "generation").intValue(), replaces,
 				requiredText(key, node, "leader"), at,
 				Optional.ofNullable(node.get("summary")).map((text) -> text.asString("")).orElse(""),
-				strings(node, "duplicateInstanceIds")));
+				strings(node, "duplicateInstanceIds"), optionalText(key, node, "application").orElse("")));
 	}
 
 	/**

@@ -46,13 +46,17 @@ final class ControlHousekeeping {
 	}
 
 	/**
-	 * The keys to delete along with a plan.
+	 * The keys to delete along with a plan: none while another application's plans are on the topic too.
 	 * @param plan the plan about to be published
 	 * @param now the leader's time
 	 * @return the keys
 	 */
 	List<String> tombstones(Plan plan, Instant now) {
 		warnOfStaleLeaves(plan);
+		if (this.reader.sharedWith().isPresent()) {
+			// another application's records are here too: whatever this plan does not name may be its
+			return List.of();
+		}
 		Set<String> keys = new HashSet<>();
 		Set<String> progressKeys = new HashSet<>();
 		for (MemberPlan member : plan.members().values()) {

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.config.Backoff;
@@ -59,6 +60,9 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	/** How long a request for the topic's end, or for where the reader is, may take. */
 	private final Duration timeout;
 
+	/** The reading application, when known. */
+	private final Optional<String> application;
+
 	private final ControlTopicProbe probe;
 
 	private final ReadTopicIdentity identity;
@@ -97,22 +101,39 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @param topic the control topic
 	 */
 	public ControlTopicReader(Map<String, ?> streamsConfig, String topic) {
-		this(ControlClients.ofControlTopic(streamsConfig), topic);
+		this(ControlClients.ofControlTopic(streamsConfig), topic, Optional.empty());
 	}
 
-	private ControlTopicReader(ControlClients clients, String topic) {
-		this(clients::consumer, clients::admin, topic, PROBE_INTERVAL, clients.timeout());
+	/**
+	 * A reader of an application's own control topic: plans of another application read there are not its own, and
+	 * are reported ({@link #sharedWith()}).
+	 * @param streamsConfig the Kafka Streams config, for bootstrap, security and timeout settings
+	 * @param topic the control topic
+	 * @param application the reading application's {@code application.id}
+	 */
+	public ControlTopicReader(Map<String, ?> streamsConfig, String topic, String application) {
+		this(ControlClients.ofControlTopic(streamsConfig), topic, Optional.of(application));
+	}
+
+	private ControlTopicReader(ControlClients clients, String topic, Optional<String> application) {
+		this(clients::consumer, clients::admin, topic, PROBE_INTERVAL, clients.timeout(), application);
 	}
 
 	/** A reader whose clients are made by the given suppliers, for tests that hand it consumers of their own. */
 	ControlTopicReader(Supplier<Consumer<byte[], byte[]>> consumers, Supplier<Admin> admins, String topic,
 			Duration probeInterval, Duration timeout) {
+		this(consumers, admins, topic, probeInterval, timeout, Optional.empty());
+	}
+
+	private ControlTopicReader(Supplier<Consumer<byte[], byte[]>> consumers, Supplier<Admin> admins, String topic,
+			Duration probeInterval, Duration timeout, Optional<String> application) {
+		this.application = application;
 		this.consumers = consumers;
 		this.partition = new TopicPartition(topic, 0);
 		this.timeout = timeout;
 		this.probe = new ControlTopicProbe(topic, admins, probeInterval, timeout);
 		this.identity = new ReadTopicIdentity(topic, this.probe::described);
-		this.view = new ControlTopicView(topic);
+		this.view = new ControlTopicView(topic, application);
 	}
 
 	/**
@@ -142,7 +163,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 			return;
 		}
 		this.running = true;
-		this.rebuilding = new ControlTopicView(this.partition.topic());
+		this.rebuilding = new ControlTopicView(this.partition.topic(), this.application);
 		this.probe.start();
 		Thread reader = new Thread(this::read, "incremental-rebalance-control-reader-" + this.partition.topic());
 		reader.setDaemon(true);
@@ -243,6 +264,39 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	@Override
 	public Optional<PlanEpoch> planEpoch() {
 		return this.view.planEpoch();
+	}
+
+	/**
+	 * The application reading this control topic, when it said.
+	 * @return its {@code application.id}
+	 */
+	public Optional<String> application() {
+		return this.application;
+	}
+
+	/**
+	 * The applications other than this one whose plans were read on this control topic.
+	 * @return their {@code application.id}s; empty while the topic is this application's alone, or when the reading
+	 * application is not known
+	 */
+	public Set<String> otherApplications() {
+		return this.view.otherApplications();
+	}
+
+	/**
+	 * Whether another application's plans are on this control topic too, and what to do about it: two applications
+	 * configured with one control topic (a shared binder configuration, a copied {@code control-topic.name}).
+	 * @return the problem, naming both applications; empty while the topic is this application's alone
+	 */
+	public Optional<String> sharedWith() {
+		Set<String> others = otherApplications();
+		if (others.isEmpty()) {
+			return Optional.empty();
+		}
+		return Optional.of("control topic " + this.partition.topic() + " is used by application "
+				+ String.join(", ", others) + " as well as by " + this.application.orElse("this one")
+				+ ": give each application a control topic of its own (" + LearnerConfig.CONTROL_TOPIC_CONFIG
+				+ ", incremental-rebalance.control-topic.name)");
 	}
 
 	/**
@@ -399,7 +453,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 		if (this.caughtUp.getCount() == 0) {
 			this.caughtUp = new CountDownLatch(1);
 		}
-		this.rebuilding = new ControlTopicView(this.partition.topic());
+		this.rebuilding = new ControlTopicView(this.partition.topic(), this.application);
 		this.identity.readingNext(topicId);
 	}
 

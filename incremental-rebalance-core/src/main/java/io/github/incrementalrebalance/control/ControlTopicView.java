@@ -12,12 +12,14 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.planner.LeaveRequest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -55,8 +57,28 @@ final class ControlTopicView {
 	/** The kinds of record of a newer version met so far: each is said once. */
 	private final Set<String> unknownKinds = ConcurrentHashMap.newKeySet();
 
+	/** The application reading, when it is known: a plan of another is not this view's. */
+	private final Optional<String> application;
+
+	/** The other applications whose plans were read here, in the order first read. */
+	private final Set<String> otherApplications = new CopyOnWriteArraySet<>();
+
 	ControlTopicView(String topic) {
+		this(topic, Optional.empty());
+	}
+
+	ControlTopicView(String topic, Optional<String> application) {
 		this.topic = topic;
+		this.application = application;
+	}
+
+	/**
+	 * The applications other than the reading one whose plans this control topic holds: two applications configured
+	 * with one control topic, each of whose leaders would delete the other's records.
+	 * @return their {@code application.id}s, empty when the topic is this application's alone (or it is not known)
+	 */
+	Set<String> otherApplications() {
+		return Collections.unmodifiableSet(this.otherApplications);
 	}
 
 	/**
@@ -154,6 +176,15 @@ final class ControlTopicView {
 	 * @return whether it was taken
 	 */
 	private boolean adopt(PlanEpoch next, long offset) {
+		if (next.ofAnotherApplicationThan(this.application)) {
+			if (this.otherApplications.add(next.application())) {
+				logger.warn("Control topic {} holds plans of application {} (first at offset {}) as well as of {}: give "
+						+ "each application a control topic of its own ({}); meanwhile this one ignores the other's plans "
+						+ "and deletes no record", this.topic, next.application(), offset, this.application.orElseThrow(),
+						LearnerConfig.CONTROL_TOPIC_CONFIG);
+			}
+			return false;
+		}
 		PlanEpoch held = this.epoch.get();
 		if (held != null && !next.supersedes(held)) {
 			this.lateWrites.incrementAndGet();

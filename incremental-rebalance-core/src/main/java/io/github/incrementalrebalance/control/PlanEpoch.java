@@ -3,6 +3,7 @@ package io.github.incrementalrebalance.control;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * {@code plan-epoch}: the last assignment the leader published: which {@link PlanRecord}s belong together, who led
@@ -19,9 +20,11 @@ import java.util.Objects;
  * @param at when the leader published it, on its clock: shown, never compared
  * @param summary the decision log line
  * @param duplicateInstanceIds instance ids two or more live members use
+ * @param application the application ({@code application.id}, the group) whose plan this is: a control topic two
+ * applications share is told by it; empty when the writer did not say (a version before it did)
  */
 public record PlanEpoch(int generation, int replaces, String leader, Instant at, String summary,
-		List<String> duplicateInstanceIds) implements ControlRecord {
+		List<String> duplicateInstanceIds, String application) implements ControlRecord {
 
 	public static final String KEY = "plan-epoch";
 
@@ -33,6 +36,24 @@ public record PlanEpoch(int generation, int replaces, String leader, Instant at,
 		Objects.requireNonNull(at, "at");
 		Objects.requireNonNull(summary, "summary");
 		duplicateInstanceIds = List.copyOf(duplicateInstanceIds);
+		Objects.requireNonNull(application, "application");
+	}
+
+	/**
+	 * A plan that does not say whose it is.
+	 */
+	public PlanEpoch(int generation, int replaces, String leader, Instant at, String summary,
+			List<String> duplicateInstanceIds) {
+		this(generation, replaces, leader, at, summary, duplicateInstanceIds, "");
+	}
+
+	/**
+	 * Whether this plan is another application's than the one named.
+	 * @param ours the application reading it, empty when it does not know its own
+	 * @return true when both are known and differ
+	 */
+	boolean ofAnotherApplicationThan(Optional<String> ours) {
+		return !this.application.isEmpty() && ours.isPresent() && !ours.get().equals(this.application);
 	}
 
 	/**

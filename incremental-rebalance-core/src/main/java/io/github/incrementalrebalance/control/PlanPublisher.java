@@ -146,7 +146,7 @@ public final class PlanPublisher implements PlanListener {
 		}
 		int replaces = this.reader.planEpoch().map(PlanEpoch::generation).orElse(PlanEpoch.UNKNOWN_GENERATION);
 		PlanEpoch epoch = new PlanEpoch(generation, replaces, this.leader, at, plan.summary(at, SUMMARY_LIMIT),
-				List.copyOf(plan.duplicateInstanceIds()));
+				List.copyOf(plan.duplicateInstanceIds()), this.reader.application().orElse(""));
 		records.add(epoch);
 		this.writer.publishPlan(records, this.housekeeping.tombstones(plan, at),
 				() -> this.reader.planEpoch().filter((held) -> !epoch.supersedes(held)).isPresent());

@@ -105,7 +105,8 @@ final class ControlTopicLifecycle {
 
 	/**
 	 * Why the member cannot use the control topic right now, if it cannot: it cannot be reached, created or read (or
-	 * is not read to its end yet), or the plans this member computes as leader cannot be published.
+	 * is not read to its end yet), another application uses it too, or the plans this member computes as leader
+	 * cannot be published.
 	 * @return the problem, empty when none
 	 */
 	Optional<String> problem() {
@@ -115,6 +116,7 @@ final class ControlTopicLifecycle {
 		return Optional.ofNullable(this.openProblem)
 			.or(this.context.reader()::problem)
 			.or(this.context.reader()::unavailable)
+			.or(this.context.reader()::sharedWith)
 			.or(this.context.writer()::problem);
 	}
 

@@ -31,8 +31,9 @@ record MemberContext(Map<String, Object> streamsConfig, LearnerConfig config, St
 		LearnerConfig config = new LearnerConfig(streamsConfig);
 		// made once here, so that a policy that cannot be made stops start-up rather than every rebalance's plan
 		config.placementPolicy();
-		String controlTopic = config.controlTopic(String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG)));
-		ControlTopicReader reader = new ControlTopicReader(streamsConfig, controlTopic);
+		String application = String.valueOf(streamsConfig.get(StreamsConfig.APPLICATION_ID_CONFIG));
+		String controlTopic = config.controlTopic(application);
+		ControlTopicReader reader = new ControlTopicReader(streamsConfig, controlTopic, application);
 		ControlTopicWriter writer = new ControlTopicWriter(streamsConfig, controlTopic);
 		writer.mendLateWritesReadBy(reader);
 		return new MemberContext(streamsConfig, config, controlTopic, reader, writer, clocks);

@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.incrementalrebalance.assignor.AssignorStatus;
 import io.github.incrementalrebalance.config.LearnerConfig;
+import io.github.incrementalrebalance.config.StartRefusedException;
 import io.github.incrementalrebalance.control.ControlTopicReader;
 import io.github.incrementalrebalance.control.DrainProgress;
 import io.github.incrementalrebalance.control.LeaveCancel;
@@ -238,6 +240,17 @@ public final class MemberRuntime implements AutoCloseable {
 					+ "the group runs Kafka's assignment, without learners, and a leave is refused (health says why)",
 					this.context.controlTopic(), wait, LearnerConfig.CONTROL_TOPIC_TIMEOUT_MS_CONFIG,
 					controlTopicProblem().orElse("still reading"));
+		}
+		Set<String> others = this.context.reader().otherApplications();
+		if (!others.isEmpty()) {
+			// each leader would delete the other's plans and leaves: refuse rather than break both applications
+			stop();
+			String application = this.context.applicationId();
+			throw new StartRefusedException(LearnerConfig.CONTROL_TOPIC_CONFIG + "=" + this.context.controlTopic(),
+					"that control topic holds the plans of application " + String.join(", ", others) + " as well as "
+							+ application + "'s, and each one's leader would delete the other's plans and leaves",
+					"a control topic of " + application + "'s own: unset for "
+							+ LearnerConfig.defaultControlTopic(application) + ", or a name no other application uses");
 		}
 	}
 

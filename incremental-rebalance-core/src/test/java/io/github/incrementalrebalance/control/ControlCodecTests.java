@@ -71,8 +71,12 @@ class ControlCodecTests {
 			.record(12);
 		assertThat(plan.key()).as("one key per member start").isEqualTo("plan/pod-7/k3j9");
 		assertThat(roundTrip(plan)).isEqualTo(plan);
-		PlanEpoch epoch = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"));
+		PlanEpoch epoch = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"), "orders");
 		assertThat(roundTrip(epoch)).isEqualTo(epoch);
+		PlanEpoch unnamed = new PlanEpoch(12, 11, "pod-1", NOW, "moved none", List.of("pod-3"));
+		assertThat(roundTrip(unnamed)).as("a plan of a version that did not say whose it is")
+			.isEqualTo(unnamed)
+			.extracting((read) -> ((PlanEpoch) read).application()).isEqualTo("");
 	}
 
 	/**

@@ -99,6 +99,33 @@ class ControlTopicViewTests {
 		}
 	}
 
+	/**
+	 * Two applications configured with one control topic: the other's plan is not adopted, it is reported once, and a
+	 * plan that does not say whose it is (a version before it said) is taken as before.
+	 */
+	@Test
+	void anotherApplicationsPlanIsNotTakenAndIsReportedOnce() {
+		ControlTopicView orders = new ControlTopicView("shared-control", Optional.of("orders"));
+		try (LogCapture log = LogCapture.of(ControlTopicView.class)) {
+			applyTo(orders, new PlanEpoch(4, 3, "o1", NOW, "orders' plan", List.of(), "orders"));
+			applyTo(orders, new PlanEpoch(9, 8, "p1", NOW, "payments' plan", List.of(), "payments"));
+			applyTo(orders, new PlanEpoch(10, 9, "p1", NOW, "payments' next plan", List.of(), "payments"));
+
+			assertThat(orders.planEpoch()).hasValueSatisfying((held) -> assertThat(held.leader()).isEqualTo("o1"));
+			assertThat(orders.otherApplications()).containsExactly("payments");
+			assertThat(log.messages(Level.WARN)).singleElement(InstanceOfAssertFactories.STRING)
+				.contains("holds plans of application payments", "as well as of orders",
+						"incremental.rebalance.control.topic");
+		}
+		applyTo(orders, new PlanEpoch(5, 4, "o2", NOW, "a plan of an older version", List.of()));
+		assertThat(orders.planEpoch()).hasValueSatisfying((held) -> assertThat(held.leader()).isEqualTo("o2"));
+	}
+
+	private void applyTo(ControlTopicView view, ControlRecord value) {
+		view.apply(new ConsumerRecord<>("shared-control", 0, this.offset++, ControlCodec.encodeKey(value.key()),
+				ControlCodec.encodeValue(value)));
+	}
+
 	private void applyRaw(String key, String value) {
 		this.view.apply(new ConsumerRecord<>("app-rebalance-control", 0, this.offset++, ControlCodec.encodeKey(key),
 				value.getBytes(StandardCharsets.UTF_8)));

@@ -97,7 +97,17 @@ public final class StreamsInstance implements AutoCloseable {
 			logger.error("Stream thread of {} died", name, ex);
 			return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
 		});
-		onCreated.accept(streams, topology);
+		try {
+			onCreated.accept(streams, topology);
+		}
+		catch (RuntimeException ex) {
+			// refused before it started: nothing of it may outlive the test
+			streams.close(Duration.ZERO);
+			if (runtime != null) {
+				runtime.close();
+			}
+			throw ex;
+		}
 		streams.start();
 		return instance;
 	}
