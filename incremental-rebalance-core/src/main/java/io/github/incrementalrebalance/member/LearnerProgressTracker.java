@@ -17,8 +17,8 @@ import org.apache.kafka.streams.processor.TaskId;
 /**
  * How fast each learner of this member restores, and when it will be ready: the rate is how far its lag fell over the
  * samples of the last {@link #WINDOW}, so what the active task writes meanwhile counts against it, and a restore that
- * stalls shows as no ETA rather than an old promise. Ready means what the learner watcher acts on: half of
- * {@code acceptable.recovery.lag}. No I/O: the member samples the lags and hands them in.
+ * stalls shows as no ETA rather than an old promise. Ready means what the learner watcher acts on:
+ * the {@link ReadyLag}. No I/O: the member samples the lags and hands them in.
  */
 final class LearnerProgressTracker {
 
@@ -28,7 +28,7 @@ final class LearnerProgressTracker {
 	/** Below this span two samples tell more about batch boundaries than about the rate. */
 	static final Duration SHORTEST_SPAN = Duration.ofSeconds(1);
 
-	private final long readyLag;
+	private final ReadyLag readyLag;
 
 	private final Map<TaskId, Deque<Sample>> samples = new HashMap<>();
 
@@ -36,7 +36,7 @@ final class LearnerProgressTracker {
 	 * @param acceptableRecoveryLag the group's {@code acceptable.recovery.lag}
 	 */
 	LearnerProgressTracker(long acceptableRecoveryLag) {
-		this.readyLag = acceptableRecoveryLag / 2;
+		this.readyLag = ReadyLag.of(acceptableRecoveryLag);
 	}
 
 	/**
@@ -67,9 +67,9 @@ final class LearnerProgressTracker {
 		Duration span = Duration.between(first.at(), last.at());
 		double rate = (span.compareTo(SHORTEST_SPAN) >= 0)
 				? Math.max(0, (first.lag() - last.lag()) * 1000.0 / span.toMillis()) : 0;
-		boolean ready = last.lag() <= this.readyLag;
+		boolean ready = this.readyLag.isReady(last.lag());
 		Optional<Duration> eta = ready ? Optional.of(Duration.ZERO)
-				: (rate > 0) ? Optional.of(duration(last.lag() - this.readyLag, rate)) : Optional.empty();
+				: (rate > 0) ? Optional.of(duration(last.lag() - this.readyLag.records(), rate)) : Optional.empty();
 		return new LearnerProgress(task.toString(), last.lag(), rate, ready, eta);
 	}
 
@@ -103,7 +103,7 @@ final class LearnerProgressTracker {
 		double memberRate = measured.stream().mapToDouble(LearnerProgress::recordsPerSecond).sum();
 		long remaining = measured.stream()
 			.filter((learner) -> !learner.ready())
-			.mapToLong((learner) -> learner.lag() - this.readyLag)
+			.mapToLong((learner) -> learner.lag() - this.readyLag.records())
 			.sum();
 		if (memberRate <= 0) {
 			return measured;

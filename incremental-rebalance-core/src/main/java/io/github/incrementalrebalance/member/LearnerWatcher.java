@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Watches the learners the plan gave this member and asks for a rebalance when they are ready, so a task moves as
  * soon as its state is warm instead of at the leader's next follow-up. Eager: when one learner is ready;
- * conservative: when all are. A learner counts as ready at half of {@code acceptable.recovery.lag}, so it is still
- * within the threshold when the leader reads its lag. Only learners the plan does not show ready yet count: a ready
+ * conservative: when all are. A learner counts as ready at the {@link ReadyLag}, so it is still within the threshold
+ * when the leader reads its lag. Only learners the plan does not show ready yet count: a ready
  * learner whose move waits (for the leaving member's other learners) needs no more rebalances. One trigger per plan,
  * at most one per spacing.
  * <p>
@@ -55,7 +55,7 @@ final class LearnerWatcher {
 
 	private final RebalanceTrigger trigger;
 
-	private final long readyLag;
+	private final ReadyLag readyLag;
 
 	private final LearnerRebalance learnerRebalance;
 
@@ -97,7 +97,7 @@ final class LearnerWatcher {
 		this.reader = reader;
 		this.localLags = localLags;
 		this.trigger = trigger;
-		this.readyLag = acceptableRecoveryLag / 2;
+		this.readyLag = ReadyLag.of(acceptableRecoveryLag);
 		this.learnerRebalance = learnerRebalance;
 		this.spacing = spacing;
 		this.unansweredSpacing = Backoff.doubling(spacing,
@@ -127,13 +127,13 @@ final class LearnerWatcher {
 		Map<TaskId, Long> lags = this.localLags.get();
 		Set<TaskId> ready = learners.stream()
 			.filter((task) -> !readyInPlan.contains(task))
-			.filter((task) -> lags.containsKey(task) && lags.get(task) <= this.readyLag)
+			.filter((task) -> lags.containsKey(task) && this.readyLag.isReady(lags.get(task)))
 			.collect(Collectors.toSet());
 		boolean fire = enough(ready, readyInPlan.size(), learners.size());
 		if (fire && now.isBefore(this.lastTrigger.plus(currentSpacing()))) {
 			// backing off: ask sooner only for what the leader should read ready this time
 			Set<TaskId> readyToTheLeader = ready.stream()
-				.filter((task) -> lags.get(task) + this.leaderAhead.getOrDefault(task, 0L) <= this.readyLag)
+				.filter((task) -> this.readyLag.isReady(lags.get(task) + this.leaderAhead.getOrDefault(task, 0L)))
 				.collect(Collectors.toSet());
 			fire = enough(readyToTheLeader, readyInPlan.size(), learners.size());
 		}

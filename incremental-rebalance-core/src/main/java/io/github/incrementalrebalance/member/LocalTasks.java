@@ -33,15 +33,23 @@ final class LocalTasks {
 
 	private final StoreTasks storeTasks;
 
-	private final long acceptableRecoveryLag;
+	private final ReadyLag readyLag;
 
 	private final RecentLags lags;
 
 	LocalTasks(KafkaStreams streams, TopologyDescription topology, long acceptableRecoveryLag, Clock clock) {
+		this(streams, topology, acceptableRecoveryLag, clock, null);
+	}
+
+	/**
+	 * Tasks whose local lags are read by the given reader rather than from Kafka Streams (null: from Kafka Streams).
+	 */
+	LocalTasks(KafkaStreams streams, TopologyDescription topology, long acceptableRecoveryLag, Clock clock,
+			Supplier<Map<TaskId, Long>> readLags) {
 		this.streams = streams;
 		this.storeTasks = StoreTasks.of(topology);
-		this.acceptableRecoveryLag = acceptableRecoveryLag;
-		this.lags = new RecentLags(this::readLags, clock);
+		this.readyLag = ReadyLag.of(acceptableRecoveryLag);
+		this.lags = new RecentLags((readLags != null) ? readLags : this::readLags, clock);
 	}
 
 	/**
@@ -93,7 +101,7 @@ final class LocalTasks {
 				boolean learner = learning.contains(task);
 				tasks.add(new TaskState(task, learner ? TaskRole.LEARNING : TaskRole.STANDBY,
 						this.storeTasks.storesOf(task), lag,
-						learner && lag.isPresent() && lag.getAsLong() <= this.acceptableRecoveryLag));
+						learner && lag.isPresent() && this.readyLag.isReady(lag.getAsLong())));
 			}
 		}
 		tasks.sort(Comparator.comparing(TaskState::task));

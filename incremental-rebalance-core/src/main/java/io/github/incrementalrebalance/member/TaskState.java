@@ -13,7 +13,7 @@ import org.apache.kafka.streams.processor.TaskId;
  * @param role what the member does with it
  * @param stores its state stores; empty for a stateless task
  * @param lag for learners and standbys, how many changelog records the local state misses
- * @param ready for learners, whether the lag is within {@code acceptable.recovery.lag}
+ * @param ready for learners, whether the lag is within the {@link ReadyLag} the member acts on
  */
 public record TaskState(TaskId task, TaskRole role, List<String> stores, OptionalLong lag, boolean ready) {
 
