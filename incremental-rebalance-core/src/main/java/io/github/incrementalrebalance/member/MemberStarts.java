@@ -136,12 +136,30 @@ final class MemberStarts {
 	}
 
 	private void closeStreams(KafkaStreams streams) {
+		if (this.wiring.protocol() == GroupProtocol.STREAMS) {
+			closeLeavingTheStreamsGroup(streams);
+		}
 		Runnable stopper = this.streamsStopper;
 		if (stopper != null) {
 			stopper.run();
 			return;
 		}
 		if (!streams.close(CLOSE_TIMEOUT)) {
+			logger.warn("Kafka Streams of {} did not close within {}", this.wiring.identity().instanceId(),
+					CLOSE_TIMEOUT);
+		}
+	}
+
+	/**
+	 * Under the streams protocol the broker moves a member's tasks at once only when its close says it leaves; Kafka
+	 * Streams and spring-kafka close staying in the group unless told, and this member's own clients do not speak for
+	 * it there, so its tasks would wait {@code group.streams.session.timeout.ms} (45 s). A stopper of the
+	 * application's that closes again (spring-kafka's factory bean) finds them closed.
+	 */
+	// KafkaStreams.CloseOptions: the one close with a leave on every supported Kafka line (4.1 has no other)
+	@SuppressWarnings("deprecation")
+	private void closeLeavingTheStreamsGroup(KafkaStreams streams) {
+		if (!streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(CLOSE_TIMEOUT))) {
 			logger.warn("Kafka Streams of {} did not close within {}", this.wiring.identity().instanceId(),
 					CLOSE_TIMEOUT);
 		}
