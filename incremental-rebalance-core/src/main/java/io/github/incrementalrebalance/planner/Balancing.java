@@ -75,13 +75,37 @@ final class Balancing {
 	}
 
 	/**
-	 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, as the next
-	 * round's orphan step compares them: without the leaving members' tasks (their weight per member in
-	 * {@code drained}), whose learners a leader without this round's plan may place elsewhere.
+	 * Whether a move's new owner stays strictly lighter than its giver would be with the task back, whoever leads the
+	 * next round: as its orphan step compares them, without the leaving members' tasks (their weight per member in
+	 * {@code drained}), whose learners a leader without this round's plan may place elsewhere; and with them, even if
+	 * the next round lands them differently (their learners are caught up on several members and the least loaded of
+	 * those gets each, so count every such task on the taker and none on the giver), as the next round's balancing
+	 * weighs them.
 	 */
-	private static boolean staysLighter(BalanceMove move, Loads loads, Map<ProcessId, Long> drained) {
-		return loads.staysLighter(move.to(), -drained.getOrDefault(move.to(), 0L), move.from(), move.task(),
-				drained.getOrDefault(move.from(), 0L));
+	private boolean staysLighter(BalanceMove move, Loads loads, Map<ProcessId, Long> drained) {
+		if (!loads.staysLighter(move.to(), -drained.getOrDefault(move.to(), 0L), move.from(), move.task(),
+				drained.getOrDefault(move.from(), 0L))) {
+			return false;
+		}
+		long mayLandOnTaker = 0;
+		long mayLeaveGiver = 0;
+		// leaving members' learners are all stateful: they land in the stateful bucket only
+		boolean drainsLandHere = this.round.isStateful(move.task());
+		for (Map.Entry<TaskId, ProcessId> learner : this.round.learnerAt.entrySet()) {
+			TaskId task = learner.getKey();
+			ProcessId owner = this.round.active.get(task);
+			if (!drainsLandHere || owner == null || !this.round.leaving.containsKey(owner)) {
+				continue;
+			}
+			if (this.round.caughtUp(move.to(), task) && !learner.getValue().equals(move.to())) {
+				mayLandOnTaker += loads.weight(task);
+			}
+			if (learner.getValue().equals(move.from()) && this.round.mayTakeWork.stream()
+				.anyMatch((m) -> !m.processId().equals(move.from()) && this.round.caughtUp(m.processId(), task))) {
+				mayLeaveGiver += loads.weight(task);
+			}
+		}
+		return loads.staysLighter(move.to(), mayLandOnTaker, move.from(), move.task(), mayLeaveGiver);
 	}
 
 	/**

@@ -26,7 +26,8 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
  * <li>A member balancing gave a task to gives none away by cost; one balancing took a task from takes none by cost
  * ({@link #mayGiveByCost}, {@link #mayTakeByCost}).</li>
  * <li>A balance move is kept only if its new owner stays strictly lighter than its giver would be with the task back,
- * both without the leaving members' tasks, as the orphan step compares them ({@link Balancing}, {@link Orphans}).</li>
+ * both without the leaving members' tasks, as the orphan step compares them ({@link Orphans}), and with them wherever
+ * they may land ({@link Balancing}).</li>
  * <li>A warm orphan (the second round of a move) moves again by cost only where it is strictly cheaper, never as
  * another task's partner in an exchange ({@link CostPlacement}).</li>
  * </ol>
