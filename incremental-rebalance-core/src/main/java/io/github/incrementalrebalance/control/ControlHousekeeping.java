@@ -53,7 +53,7 @@ final class ControlHousekeeping {
 	 */
 	List<String> tombstones(Plan plan, Instant now) {
 		warnOfStaleLeaves(plan);
-		if (this.reader.sharedWith().isPresent()) {
+		if (!this.reader.otherApplications().isEmpty()) {
 			// another application's records are here too: whatever this plan does not name may be its
 			return List.of();
 		}

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
-import io.github.incrementalrebalance.config.LearnerConfig;
 import io.github.incrementalrebalance.planner.StartId;
 import io.github.incrementalrebalance.assignor.ControlView;
 import io.github.incrementalrebalance.config.Backoff;
@@ -289,14 +288,7 @@ public final class ControlTopicReader implements ControlView, ControlState, Auto
 	 * @return the problem, naming both applications; empty while the topic is this application's alone
 	 */
 	public Optional<String> sharedWith() {
-		Set<String> others = otherApplications();
-		if (others.isEmpty()) {
-			return Optional.empty();
-		}
-		return Optional.of("control topic " + this.partition.topic() + " is used by application "
-				+ String.join(", ", others) + " as well as by " + this.application.orElse("this one")
-				+ ": give each application a control topic of its own (" + LearnerConfig.CONTROL_TOPIC_CONFIG
-				+ ", incremental-rebalance.control-topic.name)");
+		return this.view.sharedWith();
 	}
 
 	/**

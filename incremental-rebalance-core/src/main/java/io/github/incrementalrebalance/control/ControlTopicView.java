@@ -82,6 +82,19 @@ final class ControlTopicView {
 	}
 
 	/**
+	 * Whether another application's plans are on this control topic too, and what to do about it.
+	 * @return the problem, naming the applications; empty while the topic is this application's alone
+	 */
+	Optional<String> sharedWith() {
+		if (this.otherApplications.isEmpty()) {
+			return Optional.empty();
+		}
+		return Optional.of("control topic " + this.topic + " holds the plans of application "
+				+ String.join(", ", this.otherApplications) + " as well as of " + this.application.orElse("this one")
+				+ ": give each application a control topic of its own (" + LearnerConfig.CONTROL_TOPIC_CONFIG + ")");
+	}
+
+	/**
 	 * Apply the next record of the topic.
 	 * @param record the record, of a higher offset than every record applied before
 	 * @return the record read, when it is one that listeners hear of: not a tombstone, not a malformed record, not a
@@ -178,10 +191,8 @@ final class ControlTopicView {
 	private boolean adopt(PlanEpoch next, long offset) {
 		if (next.ofAnotherApplicationThan(this.application)) {
 			if (this.otherApplications.add(next.application())) {
-				logger.warn("Control topic {} holds plans of application {} (first at offset {}) as well as of {}: give "
-						+ "each application a control topic of its own ({}); meanwhile this one ignores the other's plans "
-						+ "and deletes no record", this.topic, next.application(), offset, this.application.orElseThrow(),
-						LearnerConfig.CONTROL_TOPIC_CONFIG);
+				logger.warn("{} (a plan of {} at offset {}); meanwhile this one ignores the other's plans and deletes no "
+						+ "record", sharedWith().orElseThrow(), next.application(), offset);
 			}
 			return false;
 		}

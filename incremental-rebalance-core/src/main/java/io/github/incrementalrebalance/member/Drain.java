@@ -305,10 +305,11 @@ final class Drain {
 			Optional<HandOverReason> handOver = plan.get().handOver();
 			hold(handOver.filter(HandOverReason.NO_OTHER_MEMBER::equals).flatMap((alone) -> this.othersSeen.hold(now)));
 			if (handOver.isPresent() && this.held.isEmpty()) {
-				DrainOutcome.Reason reason = outcomeOf(handOver.get(), learnersNotReady(plan.get()));
+				int notReady = learnersNotReady(plan.get());
+				DrainOutcome.Reason reason = outcomeOf(handOver.get(), notReady);
 				// without learners every stateful task moves cold; otherwise those whose learner is not ready yet
 				finish(DrainOutcome.of(reason, (reason.kind() == DrainOutcome.Kind.LEFT_WITHOUT_LEARNERS)
-						? this.statefulTasks.getAsInt() : learnersNotReady(plan.get())));
+						? this.statefulTasks.getAsInt() : notReady));
 				return;
 			}
 			if (handOver.isEmpty()) {

@@ -136,17 +136,16 @@ final class MemberStarts {
 	}
 
 	private void closeStreams(KafkaStreams streams) {
+		Runnable stopper = this.streamsStopper;
 		if (this.wiring.protocol() == GroupProtocol.STREAMS) {
 			closeLeavingTheStreamsGroup(streams);
 		}
-		Runnable stopper = this.streamsStopper;
-		if (stopper != null) {
-			stopper.run();
-			return;
-		}
-		if (!streams.close(CLOSE_TIMEOUT)) {
+		else if (stopper == null && !streams.close(CLOSE_TIMEOUT)) {
 			logger.warn("Kafka Streams of {} did not close within {}", this.wiring.identity().instanceId(),
 					CLOSE_TIMEOUT);
+		}
+		if (stopper != null) {
+			stopper.run();
 		}
 	}
 

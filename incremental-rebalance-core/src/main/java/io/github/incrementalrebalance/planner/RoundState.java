@@ -318,6 +318,9 @@ final class RoundState {
 	 * to them, before any drain lands.
 	 */
 	Loads statefulLoadsWithoutDrains() {
+		if (this.drainedOnto.isEmpty()) {
+			return this.statefulLoads;
+		}
 		Loads loads = this.statefulLoads.copy();
 		this.drainedOnto.forEach((task, member) -> loads.remove(member, task));
 		return loads;

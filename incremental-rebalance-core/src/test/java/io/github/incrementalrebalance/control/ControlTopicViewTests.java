@@ -114,7 +114,7 @@ class ControlTopicViewTests {
 			assertThat(orders.planEpoch()).hasValueSatisfying((held) -> assertThat(held.leader()).isEqualTo("o1"));
 			assertThat(orders.otherApplications()).containsExactly("payments");
 			assertThat(log.messages(Level.WARN)).singleElement(InstanceOfAssertFactories.STRING)
-				.contains("holds plans of application payments", "as well as of orders",
+				.contains("holds the plans of application payments as well as of orders",
 						"incremental.rebalance.control.topic");
 		}
 		applyTo(orders, new PlanEpoch(5, 4, "o2", NOW, "a plan of an older version", List.of()));
